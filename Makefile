@@ -1,0 +1,76 @@
+# Single entry point: `make setup`, `make demo` (main job), `make test`, `make bench`.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+PYTHON ?= python3
+VENV ?= $(CURDIR)/.venv
+BIN := $(VENV)/bin
+COLLECTION_LINK := $(CURDIR)/.cache/collections/ansible_collections/aisbench/agent_runtime
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
+export PATH := $(BIN):$(PATH)
+export PY_COLORS := 0
+export NO_COLOR := 1
+export ANSIBLE_FORCE_COLOR := 0
+
+# Scenario order: cheap ones first so a broken basic fails fast.
+SCENARIO_ORDER := docker_engine qemu_binfmt preflight harbor_modules runtime_image runtime_container e2e
+SCENARIOS_PRESENT := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
+SCENARIOS ?= $(filter $(SCENARIOS_PRESENT),$(SCENARIO_ORDER)) $(sort $(filter-out $(SCENARIO_ORDER),$(SCENARIOS_PRESENT)))
+
+.PHONY: help setup host venv collection images lint unit molecule test bench demo clean
+
+help:
+	@echo "make setup    install host prerequisites (root), the virtualenv and the local images"
+	@echo "make demo     provision a local target and run a nightly benchmark (the main job)"
+	@echo "make test     lint + unit + every Molecule scenario ($(SCENARIOS))"
+	@echo "make bench    performance benchmarks, written to docs/performance.md"
+
+setup: host venv images
+
+host:
+	bash tests/host/prepare.sh
+
+venv: $(VENV)/.installed collection
+
+$(VENV)/.installed: requirements/test.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements/test.txt
+	touch $@
+
+collection:
+	@mkdir -p $(dir $(COLLECTION_LINK))
+	@ln -sfn $(CURDIR) $(COLLECTION_LINK)
+
+images:
+	bash tests/images/build.sh
+
+lint: venv
+	$(BIN)/yamllint -s .
+	$(BIN)/ansible-lint
+	$(BIN)/python -m compileall -q plugins tests
+
+unit: venv
+	$(BIN)/pytest -q tests/unit
+
+molecule: venv
+	@for scenario in $(SCENARIOS); do \
+	  start=$$(date +%s); \
+	  echo "=== molecule scenario $$scenario"; \
+	  $(BIN)/molecule test -s $$scenario || { echo "=== scenario $$scenario FAILED after $$(( $$(date +%s) - start )) s"; exit 1; }; \
+	  echo "=== scenario $$scenario passed in $$(( $$(date +%s) - start )) s"; \
+	done
+
+test: venv images
+	@start=$$(date +%s); $(MAKE) --no-print-directory lint; echo "=== lint: $$(( $$(date +%s) - start )) s"
+	@start=$$(date +%s); $(MAKE) --no-print-directory unit; echo "=== unit: $$(( $$(date +%s) - start )) s"
+	@start=$$(date +%s); $(MAKE) --no-print-directory molecule; echo "=== molecule: $$(( $$(date +%s) - start )) s"
+
+bench: venv images
+	$(BIN)/python bench/run.py
+
+demo: setup
+	$(BIN)/ansible-playbook -i inventories/local playbooks/demo.yml
+
+clean:
+	rm -rf .cache .pytest_cache

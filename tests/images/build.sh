@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Build the local images the tests use; nothing can be pulled here.
+#   local/debian:{12,13}-minbase       debootstrap --variant=minbase + docker import
+#   aisbench-test/debian-systemd:{12,13}  + systemd as PID 1, python3: Molecule targets
+# Images that already exist are kept (FORCE=1 rebuilds).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+work=${IMAGES_WORKDIR:-/var/tmp/aisbench-images}
+declare -A suites=([12]=bookworm [13]=trixie)
+
+have() { [ -z "${FORCE:-}" ] && docker image inspect "$1" >/dev/null 2>&1; }
+
+for version in 12 13; do
+  suite=${suites[$version]}
+  if ! have "local/debian:${version}-minbase"; then
+    start=$(date +%s)
+    rm -rf "$work/$suite" && mkdir -p "$work"
+    debootstrap --variant=minbase "$suite" "$work/$suite" "$mirror" >"$work/$suite.log" 2>&1 \
+      || { tail -20 "$work/$suite.log" >&2; exit 1; }
+    tar -C "$work/$suite" -c . | docker import -c 'CMD ["/bin/bash"]' - "local/debian:${version}-minbase" >/dev/null
+    rm -rf "$work/$suite"
+    echo "images: local/debian:${version}-minbase built in $(( $(date +%s) - start )) s"
+  fi
+done
+
+for version in 12 13; do
+  if ! have "aisbench-test/debian-systemd:${version}"; then
+    start=$(date +%s)
+    docker build -q --build-arg "BASE=local/debian:${version}-minbase" \
+      -t "aisbench-test/debian-systemd:${version}" -f "$here/systemd.Dockerfile" "$here" 2> >(grep -v -E "DEPRECATED|legacy builder|buildx|^ *$" >&2) >/dev/null
+    echo "images: aisbench-test/debian-systemd:${version} built in $(( $(date +%s) - start )) s"
+  fi
+done
+docker images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E '^(local/debian|aisbench-test/)' | sort
