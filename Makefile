@@ -10,6 +10,8 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 export PATH := $(BIN):$(PATH)
 export PY_COLORS := 0
 export NO_COLOR := 1
+# Tools (molecule, ansible-lint) install collections under ANSIBLE_HOME: keep that per checkout.
+export ANSIBLE_HOME := $(CURDIR)/.cache/ansible-home
 export ANSIBLE_FORCE_COLOR := 0
 
 # Scenario order: cheap ones first so a broken basic fails fast.

@@ -2,6 +2,7 @@
 # Build the local images the tests use; nothing can be pulled here.
 #   local/debian:{12,13}-minbase       debootstrap --variant=minbase + docker import
 #   aisbench-test/debian-systemd:{12,13}  + systemd as PID 1, python3: Molecule targets
+#   local/busybox:latest               Debian's busybox-static alone (2 MB): a container to run in tests
 # Images that already exist are kept (FORCE=1 rebuilds).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,4 +33,14 @@ for version in 12 13; do
     echo "images: aisbench-test/debian-systemd:${version} built in $(( $(date +%s) - start )) s"
   fi
 done
-docker images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E '^(local/debian|aisbench-test/)' | sort
+if ! have local/busybox:latest; then
+  rm -rf "$work/busybox" && mkdir -p "$work/busybox/deb" "$work/busybox/root/bin"
+  (cd "$work/busybox/deb" && apt-get download -q busybox-static >/dev/null 2>&1 && dpkg-deb -x ./*.deb .)
+  cp "$work/busybox/deb/bin/busybox" "$work/busybox/root/bin/busybox"
+  for applet in sh ls cat echo sleep true false uname id env wget; do ln -s busybox "$work/busybox/root/bin/$applet"; done
+  tar -C "$work/busybox/root" -c . | docker import -c 'CMD ["/bin/sh"]' -c 'ENV PATH=/bin' - local/busybox:latest >/dev/null
+  rm -rf "$work/busybox"
+  echo "images: local/busybox:latest built"
+fi
+
+docker images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "^(local/|aisbench-test/)" | sort

@@ -1,0 +1,95 @@
+"""docker_daemon_config: the daemon.json the docker_engine role writes."""
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.aisbench.agent_runtime.plugins.filter.docker_daemon import docker_daemon_config
+
+ROLE_DEFAULTS = {
+    "registry_mirrors": [],
+    "insecure_registries": [],
+    "storage_driver": "",
+    "cgroup_driver": "",
+    "data_root": "",
+    "log_driver": "json-file",
+    "log_max_size": "100m",
+    "log_max_file": 3,
+    "default_address_pools": [],
+    "runtimes": {},
+    "default_runtime": "",
+    "daemon_options": {},
+}
+
+
+def build(**overrides):
+    settings = dict(ROLE_DEFAULTS)
+    settings.update(overrides)
+    return docker_daemon_config(settings)
+
+
+def test_role_defaults_give_log_rotation_only():
+    assert build() == {"log-driver": "json-file", "log-opts": {"max-size": "100m", "max-file": "3"}}
+
+
+def test_every_setting_lands_under_its_daemon_json_key():
+    config = build(
+        registry_mirrors=["https://mirror.example.org", "http://10.0.0.5:5000/"],
+        insecure_registries=["registry.local:5000", "10.20.0.0/16"],
+        storage_driver="vfs",
+        cgroup_driver="systemd",
+        data_root="/data/docker",
+        default_address_pools=[{"base": "172.80.0.0/16", "size": 24}],
+        runtimes={"nvidia": {"path": "nvidia-container-runtime", "runtimeArgs": []}},
+        default_runtime="nvidia",
+    )
+    assert config["registry-mirrors"] == ["https://mirror.example.org", "http://10.0.0.5:5000/"]
+    assert config["insecure-registries"] == ["registry.local:5000", "10.20.0.0/16"]
+    assert config["storage-driver"] == "vfs"
+    assert config["exec-opts"] == ["native.cgroupdriver=systemd"]
+    assert config["data-root"] == "/data/docker"
+    assert config["default-address-pools"] == [{"base": "172.80.0.0/16", "size": 24}]
+    assert config["runtimes"]["nvidia"]["path"] == "nvidia-container-runtime"
+    assert config["default-runtime"] == "nvidia"
+
+
+def test_extra_options_merge_last_and_recursively():
+    config = build(daemon_options={"log-opts": {"max-file": "9", "compress": "true"}, "live-restore": True})
+    assert config["log-opts"] == {"max-size": "100m", "max-file": "9", "compress": "true"}
+    assert config["live-restore"] is True
+
+
+def test_log_driver_without_rotation_options():
+    assert build(log_driver="journald") == {"log-driver": "journald"}
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"registry_mirrors": ["mirror.example.org"]}, "docker_engine_registry_mirrors: 'mirror.example.org' is not an http"),
+        ({"registry_mirrors": ["ftp://mirror.example.org"]}, "is not an http"),
+        ({"registry_mirrors": ["https://mirror.example.org:99999"]}, "port outside"),
+        ({"registry_mirrors": ["https://bad host"]}, "is not an http"),
+        ({"registry_mirrors": "https://a.example"}, "must be a list"),
+        ({"insecure_registries": ["http://registry.local"]}, "docker_engine_insecure_registries"),
+        ({"storage_driver": "overlay"}, "docker_engine_storage_driver: 'overlay' is not one of"),
+        ({"cgroup_driver": "systemd.slice"}, "docker_engine_cgroup_driver"),
+        ({"data_root": "var/lib/docker"}, "must be an absolute path"),
+        ({"data_root": "/data/../etc"}, "must be an absolute path"),
+        ({"log_driver": "loki"}, "docker_engine_log_driver"),
+        ({"log_max_size": "10 MB"}, "docker_engine_log_max_size"),
+        ({"log_max_file": 0}, "docker_engine_log_max_file"),
+        ({"default_address_pools": [{"base": "172.80.0.1/16", "size": 24}]}, "not a CIDR"),
+        ({"default_address_pools": [{"base": "172.80.0.0/16", "size": 8}]}, "size outside 16-32"),
+        ({"default_address_pools": [{"base": "172.80.0.0/16"}]}, "exactly the keys base and size"),
+        ({"runtimes": {"nvidia": {}}}, "needs a path"),
+        ({"default_runtime": "crun"}, "docker_engine_default_runtime: 'crun'"),
+        ({"daemon_options": ["live-restore"]}, "docker_engine_daemon_options"),
+    ],
+)
+def test_bad_values_name_the_variable_and_the_value(overrides, message):
+    with pytest.raises(AnsibleFilterError, match=None) as error:
+        build(**overrides)
+    assert message in str(error.value)
+
+
+def test_builtin_default_runtime_needs_no_declaration():
+    assert build(default_runtime="runc")["default-runtime"] == "runc"
