@@ -208,8 +208,34 @@ def parse_rules_file(text):
     return entries
 
 
+def parse_binfmts_admin(name, text):
+    """(package, Entry) from a binfmt-support admin file (/var/lib/binfmts/<name>).
+
+    Lines: package, type (magic|extension), offset, magic, mask, interpreter, detector,
+    credentials, preserve, fix_binary (the last four may be missing in old files).
+    """
+    lines = text.split("\n")
+    if len(lines) < 6 or lines[1] not in ("magic", "extension"):
+        raise BinfmtError("unexpected binfmt-support entry %s" % name)
+    package, kind, offset, magic, mask, interpreter = lines[:6]
+    flags = ""
+    extra = lines[7:10]
+    for letter, value in zip("CPF", extra):
+        if value.strip() == "yes":
+            flags += letter
+    if kind == "extension":
+        return package, Entry(name, interpreter, flags, kind="extension", extension=magic)
+    magic_bytes = _unescape(magic)
+    mask_bytes = _unescape(mask) if mask else None
+    return package, Entry(name, interpreter, flags, offset=int(offset or 0), magic=magic_bytes, mask=mask_bytes)
+
+
 def is_mounted(path=PROC_DIR, mountinfo="/proc/self/mountinfo"):
-    """Whether a binfmt_misc file system is mounted at path."""
+    """Whether a binfmt_misc file system is mounted at path (an automount is triggered first)."""
+    try:
+        os.stat(os.path.join(path, "status"))
+    except (IOError, OSError):
+        pass
     try:
         with open(mountinfo) as handle:
             for line in handle:
