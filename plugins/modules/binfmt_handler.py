@@ -311,6 +311,9 @@ class Handler(object):
         self.changed("manifest %s:\n%s" % (path, old_text or "(absent)\n"),
                      "manifest %s:\n%s" % (path, new_text or "(absent)\n"))
         self.write_path(path, {"content": new_text} if new_text else None)
+        directory = os.path.dirname(path)
+        if not new_text and not self.check and os.path.isdir(directory) and not os.listdir(directory):
+            os.rmdir(directory)  # the module created it for the manifest
 
     # --- binfmt_misc ----------------------------------------------------------------------------
 
@@ -322,7 +325,7 @@ class Handler(object):
             self.fail("binfmt_misc is not mounted at %s and mount=false" % self.proc_dir)
         if not os.path.isdir(self.proc_dir):
             self.fail("%s does not exist: the kernel lacks binfmt_misc (try: modprobe binfmt_misc)" % self.proc_dir)
-        if not self.transient_mount():
+        if self.params["state"] == "present":
             self.result["mounted"] = True
             self.changed("binfmt_misc: not mounted at %s" % self.proc_dir, "binfmt_misc: mounted at %s" % self.proc_dir)
         mount = self.module.get_bin_path("mount", required=True)

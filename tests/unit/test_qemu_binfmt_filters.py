@@ -67,3 +67,13 @@ def test_binfmt_arches_explicit_list_reports_native_members():
 def test_binfmt_arches_refuses_other_words():
     with pytest.raises(AnsibleFilterError, match="common"):
         FILTERS["binfmt_arches"]("all", "x86_64")
+
+
+@pytest.mark.parametrize("name", sorted(FILTERS))
+def test_every_filter_has_documentation(name):
+    import yaml
+
+    with open(os.path.join(ROOT, "plugins", "filter", name + ".yml")) as handle:
+        doc = yaml.safe_load(handle)
+    assert doc["DOCUMENTATION"]["name"] == name
+    assert "aisbench.agent_runtime.%s" % name in doc["EXAMPLES"]
