@@ -1,0 +1,81 @@
+# -*- coding: utf-8 -*-
+# Copyright: aisbench maintainers
+# Apache License 2.0
+"""Architecture name filters: uname -m <-> QEMU <-> Docker platform <-> Debian architecture."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import arch as arch_utils
+
+
+def _wrap(function):
+    def wrapped(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except arch_utils.UnknownArchError as exc:
+            raise AnsibleFilterError(str(exc))
+
+    wrapped.__name__ = function.__name__
+    wrapped.__doc__ = function.__doc__
+    return wrapped
+
+
+def _as_list(value):
+    if isinstance(value, str):
+        return [value]
+    return list(value or [])
+
+
+def split_native(values, host):
+    """{'foreign': [...], 'native': [...]}: canonical names of values relative to host."""
+    foreign, native = arch_utils.split_native(_as_list(values), host)
+    return {"foreign": foreign, "native": native}
+
+
+def native_arches(host):
+    """Architectures host runs without emulation (x86_64 -> [x86_64, i386])."""
+    return list(arch_utils.native_arches(host))
+
+
+def unknown_arches(values):
+    """The values no architecture table entry knows."""
+    return arch_utils.unknown_names(_as_list(values))
+
+
+def binfmt_arches(selection, host, platforms=None):
+    """Resolve qemu_binfmt_arches: 'common', 'auto' (from image platforms) or a list.
+
+    Returns {'requested', 'foreign', 'native', 'explicit'}; native holds the requested
+    architectures the host runs itself ('common' never lists them; 'auto' may).
+    """
+    if selection == "common":
+        requested = list(arch_utils.COMMON_ARCHES)
+        explicit = False
+        requested = [name for name in requested if name not in arch_utils.native_arches(host)]
+    elif selection == "auto":
+        requested = [arch_utils.qemu_arch(platform) for platform in _as_list(platforms)]
+        explicit = False
+    elif isinstance(selection, str):
+        raise AnsibleFilterError("qemu_binfmt_arches must be 'common', 'auto' or a list, got %r" % selection)
+    else:
+        requested = [arch_utils.qemu_arch(name) for name in _as_list(selection)]
+        explicit = True
+    foreign, native = arch_utils.split_native(requested, host)
+    return {"requested": list(dict.fromkeys(requested)), "foreign": foreign, "native": native, "explicit": explicit}
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "qemu_arch": _wrap(arch_utils.qemu_arch),
+            "docker_platform": _wrap(arch_utils.docker_platform),
+            "debian_arch": _wrap(arch_utils.debian_arch),
+            "uname_machine": _wrap(arch_utils.uname_machine),
+            "native_arches": _wrap(native_arches),
+            "split_native": _wrap(split_native),
+            "unknown_arches": unknown_arches,
+            "binfmt_arches": _wrap(binfmt_arches),
+        }
