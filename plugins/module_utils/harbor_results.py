@@ -206,26 +206,73 @@ def _add_tokens(totals, agent_result):
             totals[field] = (totals.get(field) or 0) + value
 
 
-def scan_trials(job_path):
+def known_trial_outcomes(stats):
+    """Trial name -> [eval key, reward, exception type] from the job-level ``stats.evals``."""
+    known = {}
+    for key, raw in _as_dict(stats.get("evals")).items():
+        raw = _as_dict(raw)
+        eval_key = split_eval_key(key)
+        reward_stats = _as_dict(raw.get("reward_stats"))
+        buckets = _as_dict(reward_stats.get(REWARD_KEY))
+        if not buckets and len(reward_stats) == 1:
+            buckets = _as_dict(next(iter(reward_stats.values())))
+        for raw_value, trials in buckets.items():
+            value = _reward_value(raw_value)
+            for trial in trials if isinstance(trials, list) else []:
+                known[trial] = [eval_key, value, None]
+        for exc_type, trials in _as_dict(raw.get("exception_stats")).items():
+            for trial in trials if isinstance(trials, list) else []:
+                known.setdefault(trial, [eval_key, None, None])[2] = str(exc_type)
+    return known
+
+
+def _count_trial(evals, key, reward, exc_type):
+    ev = evals.get(key)
+    if ev is None:
+        ev = evals[key] = _new_eval(*key)
+        ev["key"] = "__".join(part for part in key if part)
+    ev["n_completed"] += 1
+    if reward is not None:
+        ev["reward_sum"] += reward
+        if reward >= PASS_THRESHOLD:
+            ev["n_pass"] += 1
+    if exc_type is not None:
+        ev["exceptions"][exc_type] = ev["exceptions"].get(exc_type, 0) + 1
+        ev["n_errored"] += 1
+        if exc_type == CANCELLED_ERROR:
+            ev["n_cancelled"] += 1
+
+
+def scan_trials(job_path, known=None):
     """Summarize the trial directories of one job.
 
-    Returns (evals, counters, tokens, trial_errors): trial directories without a
-    result.json are counted as running (Harbor writes it only when a trial ends).
+    known: outcomes already recorded in the job-level result.json (known_trial_outcomes);
+    only the other trials' result.json files are read, which keeps a running job of
+    10,000 trials cheap. Trial directories without a result.json are counted as running
+    (Harbor writes it once, when a trial ends). Names in known without a directory (a
+    resume removed them) are ignored.
+
+    Returns (evals, counters, extra_tokens, trial_errors); extra_tokens covers only the
+    trials read here.
     """
+    known = known or {}
     evals = {}
     tokens = {}
     trial_errors = []
-    n_completed = n_errored = n_running = n_cancelled = 0
+    n_running = 0
     try:
         entries = list(os.scandir(job_path))
     except OSError as exc:
         raise JobReadError("cannot list the job directory: %s" % (exc.strerror or exc))
     for entry in entries:
-        if not entry.is_dir(follow_symlinks=False) or entry.name.startswith("."):
+        if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
             continue
-        result_path = os.path.join(entry.path, "result.json")
+        outcome = known.get(entry.name)
+        if outcome is not None:
+            _count_trial(evals, outcome[0], outcome[1], outcome[2])
+            continue
         try:
-            with open(result_path, "rb") as handle:
+            with open(os.path.join(entry.path, "result.json"), "rb") as handle:
                 data = handle.read()
         except FileNotFoundError:
             n_running += 1
@@ -236,45 +283,31 @@ def scan_trials(job_path):
         try:
             result = json.loads(data)
         except ValueError:
-            # Harbor writes trial results in one go; an empty or cut file is a
-            # trial that is being written or a damaged one: report, do not count.
+            # Harbor writes a trial result in one go: an empty or cut file is being
+            # written or damaged. Report it, do not count it.
             trial_errors.append({"trial": entry.name, "error": "result.json is not valid JSON"})
             continue
         if not isinstance(result, dict):
             trial_errors.append({"trial": entry.name, "error": "result.json is not an object"})
             continue
-        n_completed += 1
-        key = _trial_key(result)
-        ev = evals.get(key)
-        if ev is None:
-            ev = evals[key] = _new_eval(*key)
-            ev["key"] = "__".join(part for part in key if part)
-        ev["n_completed"] += 1
-        reward = _trial_reward(result)
-        if reward is not None:
-            ev["reward_sum"] += reward
-            if reward >= PASS_THRESHOLD:
-                ev["n_pass"] += 1
         exception = result.get("exception_info")
-        if isinstance(exception, dict):
-            exc_type = str(exception.get("exception_type") or "Exception")
-            ev["exceptions"][exc_type] = ev["exceptions"].get(exc_type, 0) + 1
-            ev["n_errored"] += 1
-            n_errored += 1
-            if exc_type == CANCELLED_ERROR:
-                ev["n_cancelled"] += 1
-                n_cancelled += 1
-        _add_tokens(tokens, result.get("agent_result"))
-        for step in result.get("step_results") or []:
-            if isinstance(step, dict) and not isinstance(result.get("agent_result"), dict):
-                _add_tokens(tokens, step.get("agent_result"))
-    counters = {
-        "n_completed": n_completed,
-        "n_errored": n_errored,
-        "n_running": n_running,
-        "n_cancelled": n_cancelled,
-    }
+        exc_type = str(exception.get("exception_type") or "Exception") if isinstance(exception, dict) else None
+        _count_trial(evals, _trial_key(result), _trial_reward(result), exc_type)
+        agent_result = result.get("agent_result")
+        if isinstance(agent_result, dict):
+            _add_tokens(tokens, agent_result)
+        else:
+            # Multi-step trials record usage per step.
+            for step in result.get("step_results") or []:
+                if isinstance(step, dict):
+                    _add_tokens(tokens, step.get("agent_result"))
     ordered = [_finish_eval(evals[key]) for key in sorted(evals, key=lambda k: tuple(p or "" for p in k))]
+    counters = {
+        "n_completed": sum(ev["n_completed"] for ev in ordered),
+        "n_errored": sum(ev["n_errored"] for ev in ordered),
+        "n_cancelled": sum(ev["n_cancelled"] for ev in ordered),
+        "n_running": n_running,
+    }
     return ordered, counters, tokens, trial_errors
 
 
@@ -399,16 +432,19 @@ def summarize_job(job_path, name=None):
         summary["n_cancelled"] = _as_int(stats.get("n_cancelled_trials"))
         tokens = _tokens_from_stats(stats)
     else:
-        summary["source"] = "trial_results"
+        # Running or interrupted (or no readable job-level file): count the trial
+        # directories, reading only the results the job-level file does not cover.
+        summary["source"] = "job_result+trial_results" if job_result else "trial_results"
         try:
-            evals, counters, tokens, trial_errors = scan_trials(job_path)
+            evals, counters, extra_tokens, trial_errors = scan_trials(job_path, known_trial_outcomes(stats))
         except JobReadError as exc:
             summary["error"] = "; ".join(errors + [str(exc)])
             return summary
         summary.update(counters)
         summary["trial_errors"] = trial_errors
-        if job_result:
-            summary["n_cancelled"] = max(summary["n_cancelled"], _as_int(stats.get("n_cancelled_trials")))
+        tokens = _tokens_from_stats(stats)
+        for field, value in extra_tokens.items():
+            tokens[field] = tokens.get(field, 0) + value
         if summary["n_total"] is None:
             summary["n_total"] = _total_from_lock(job_path)
         if summary["n_total"] is None and (summary["n_completed"] or summary["n_running"]):

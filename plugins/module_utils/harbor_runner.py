@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import time
@@ -219,9 +220,8 @@ def _option_value(args, names):
 
 def is_harbor_job_process(args, name, jobs_dir, job_dir):
     """Whether a process command line is Harbor working on this job (start or resume)."""
-    if len(args) < 2:
-        return False
-    if os.path.basename(args[0]) in ("sh", "bash", "dash", DETACH_ARGV0):
+    if len(args) < 2 or args[1] == "-c":
+        # "sh -c <detach script> ... harbor ...": the wrapper before its exec.
         return False
     head = [os.path.basename(arg) for arg in args[:2]]
     if "harbor" not in head:
@@ -267,11 +267,20 @@ class Runtime:
     def check_container(self):
         if not self.container:
             return
+        self.require_executable("docker_executable", self.docker)
         rc, out, err = self.module.run_command([self.docker, "inspect", "-f", "{{.State.Running}}", self.container])
         if rc != 0:
             raise HarborJobError("runtime container %s not found: %s" % (self.container, (err or out).strip()))
         if out.strip() != "true":
             raise HarborJobError("runtime container %s is not running" % self.container)
+
+    def require_executable(self, option, path):
+        """Fail early when an executable the target runs itself is missing."""
+        if self.container and option == "harbor_executable":
+            return
+        found = os.access(path, os.X_OK) if "/" in path else shutil.which(path)
+        if not found:
+            raise HarborJobError("%s %s not found on the target" % (option, path))
 
     def processes(self):
         """[(pid, argv)] of the processes where Harbor runs."""

@@ -397,6 +397,7 @@ class HarborJob:
 
     def spelling(self):
         if self._spelling is None:
+            self.runtime.require_executable("harbor_executable", self.harbor)
             rc, out, err = self.runtime.run([self.harbor, "--help"], check=False)
             spelling = parse_cli_spelling(out + "\n" + err) if rc == 0 else None
             if spelling is None:
@@ -476,6 +477,7 @@ class HarborJob:
         self.result["exec_command"] = preview
         if self.module.check_mode:
             return
+        self.runtime.require_executable("harbor_executable", self.harbor)
         self.files.ensure_dir()
         if matrix is not None:
             write_file(self.files.host("matrix.json"), json.dumps(matrix, indent=2, sort_keys=True) + "\n", 0o644)
