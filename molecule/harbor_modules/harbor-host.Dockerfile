@@ -16,4 +16,6 @@ RUN python3 -m venv /opt/harbor \
       /opt/harbor/bin/pip install -q --no-cache-dir "harbor==${HARBOR_VERSION}" \
  && ln -s /opt/harbor/bin/harbor /usr/local/bin/harbor \
  && harbor --version
+ARG DOCKERFILE_SHA=unknown
+LABEL org.aisbench.test.dockerfile-sha=${DOCKERFILE_SHA}
 CMD ["sleep", "infinity"]

@@ -348,8 +348,9 @@ class Runtime:
         return sorted(set(line.strip() for line in out.splitlines() if line.strip()))
 
     def compose_down(self, project):
+        # What Harbor itself runs when it deletes a trial environment.
         docker = self.docker if not self.container else "docker"
-        self.run([docker, "compose", "-p", project, "down", "--volumes", "--remove-orphans", "--timeout", "10"])
+        self.run([docker, "compose", "-p", project, "down", "--rmi", "local", "--volumes", "--remove-orphans", "--timeout", "10"])
 
 
 def compose_project_prefix(trial_name):
