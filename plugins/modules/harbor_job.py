@@ -12,9 +12,9 @@ module: harbor_job
 short_description: Submit, wait for, resume and cancel Harbor benchmark jobs
 version_added: 0.1.0
 description:
-  - Runs a L(Harbor,https://pypi.org/project/harbor/) job from a job config (the "matrix"): C(harbor job start -c CONFIG
-    --job-name NAME -o JOBS_DIR -y -q), either on the target (O(harbor_executable)) or inside the runtime container
-    (O(container), through C(docker exec)).
+  - Runs a L(Harbor,https://pypi.org/project/harbor/) job from a job config (the "matrix") with
+    C(harbor job start -c CONFIG --job-name NAME -o JOBS_DIR -y -q), either on the target (O(harbor_executable)) or
+    inside the runtime container (O(container), through C(docker exec)).
   - Idempotent by O(name). A finished job is never submitted again; a running job is reported, never duplicated; an
     interrupted job (its directory exists, it is not finished and no Harbor process works on it) is resumed.
   - Harbor runs detached, with its output in a log file, so a job outlives the Ansible run. The module keeps its own
@@ -27,7 +27,6 @@ description:
     O(host_jobs_dir), the same directory as seen on the target (by default the same path, which is how the collection
     mounts it into the runtime container).
   - Supports check mode, which returns the exact command the module would run and changes nothing.
-author: aisbench maintainers
 options:
   name:
     description:
@@ -266,14 +265,30 @@ progress:
   returned: when the job directory exists
   type: dict
   contains:
-    n_total: {description: Trials planned., type: int}
-    n_completed: {description: Trials with a result (errors and cancellations included)., type: int}
-    n_errored: {description: Trials that ended with an exception., type: int}
-    n_running: {description: Trials started and not ended., type: int}
-    n_pending: {description: Trials not started yet., type: int}
-    n_cancelled: {description: Trials ended by a cancellation., type: int}
-    n_pass: {description: Trials with reward 1., type: int}
-    pass_at_1: {description: n_pass over completed trials, cancelled ones left out., type: float}
+    n_total:
+      description: Trials planned.
+      type: int
+    n_completed:
+      description: Trials with a result (errors and cancellations included).
+      type: int
+    n_errored:
+      description: Trials that ended with an exception.
+      type: int
+    n_running:
+      description: Trials started and not ended.
+      type: int
+    n_pending:
+      description: Trials not started yet.
+      type: int
+    n_cancelled:
+      description: Trials ended by a cancellation.
+      type: int
+    n_pass:
+      description: Trials with reward 1.
+      type: int
+    pass_at_1:
+      description: n_pass over completed trials, cancelled ones left out.
+      type: float
 summary:
   description: The job summary, as one item of RV(aisbench.agent_runtime.harbor_job_info#module:jobs).
   returned: when the job is finished

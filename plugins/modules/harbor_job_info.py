@@ -21,7 +21,6 @@ description:
     usual. The module fails only on bad options.
   - With O(output_dir), writes C(summary-YYYYMMDD-HHMMSS.json), C(.csv) and C(.md) (UTC time) there, ready for
     M(ansible.builtin.fetch).
-author: aisbench maintainers
 options:
   jobs_dir:
     description: Directory holding Harbor's job directories (Harbor's C(-o)), on the target.
@@ -105,40 +104,99 @@ jobs:
   type: list
   elements: dict
   contains:
-    name: {description: Job name (its directory name)., type: str}
-    path: {description: Job directory on the target., type: str}
+    name:
+      description: Job name (its directory name).
+      type: str
+    path:
+      description: Job directory on the target.
+      type: str
     status:
       description: V(finished) (C(finished_at) set), V(unfinished) (running or interrupted), or V(error) (the job-level
         C(result.json) or the directory is missing or unreadable).
       type: str
-    error: {description: What is wrong with the job's files, or null., type: str}
-    source: {description: Where the counters come from, V(job_result) or V(trial_results)., type: str}
-    started_at: {description: Job start (Harbor's local time, ISO 8601)., type: str}
-    updated_at: {description: Last update of the job-level result., type: str}
-    finished_at: {description: Job end, null until the job finishes., type: str}
-    benchmarks: {description: Dataset names (Harbor's C(source)), from the results and the config., type: list, elements: str}
-    agents: {description: Agent names., type: list, elements: str}
-    models: {description: Model names, empty for agents without a model., type: list, elements: str}
-    n_total: {description: Trials planned., type: int}
-    n_completed: {description: Trials with a result, errors and cancellations included., type: int}
-    n_errored: {description: Trials ended by an exception., type: int}
-    n_running: {description: Trials started without a result yet., type: int}
-    n_pending: {description: Trials not started., type: int}
-    n_cancelled: {description: Trials ended by a cancellation (C(CancelledError))., type: int}
-    n_retries: {description: Trials Harbor ran again., type: int}
-    n_pass: {description: Trials with reward 1., type: int}
-    pass_at_1: {description: n_pass over completed trials (cancelled ones left out); null without any., type: float}
-    mean_reward: {description: Mean reward over the same trials, errors counted as 0., type: float}
-    exceptions: {description: Exception type to number of trials., type: dict}
-    n_input_tokens: {description: Input tokens over all trials, null when no agent reported them., type: int}
-    n_cache_tokens: {description: Cached input tokens, null when not reported., type: int}
-    n_output_tokens: {description: Output tokens, null when not reported., type: int}
-    cost_usd: {description: Cost in USD, null when not reported., type: float}
+    error:
+      description: What is wrong with the job's files, or null.
+      type: str
+    source:
+      description:
+        - Where the counters come from. V(job_result) for a finished job; V(job_result+trial_results) for an unfinished
+          one (the job-level file plus the trial files it does not cover yet); V(trial_results) without a readable
+          job-level file.
+      type: str
+    started_at:
+      description: Job start (Harbor's local time, ISO 8601).
+      type: str
+    updated_at:
+      description: Last update of the job-level result.
+      type: str
+    finished_at:
+      description: Job end, null until the job finishes.
+      type: str
+    benchmarks:
+      description: Dataset names (Harbor's C(source)), from the results and the config.
+      type: list
+      elements: str
+    agents:
+      description: Agent names.
+      type: list
+      elements: str
+    models:
+      description: Model names, empty for agents without a model.
+      type: list
+      elements: str
+    n_total:
+      description: Trials planned.
+      type: int
+    n_completed:
+      description: Trials with a result, errors and cancellations included.
+      type: int
+    n_errored:
+      description: Trials ended by an exception.
+      type: int
+    n_running:
+      description: Trials started without a result yet.
+      type: int
+    n_pending:
+      description: Trials not started.
+      type: int
+    n_cancelled:
+      description: Trials ended by a cancellation (C(CancelledError)).
+      type: int
+    n_retries:
+      description: Trials Harbor ran again.
+      type: int
+    n_pass:
+      description: Trials with reward 1.
+      type: int
+    pass_at_1:
+      description: n_pass over completed trials (cancelled ones left out); null without any.
+      type: float
+    mean_reward:
+      description: Mean reward over the same trials, errors counted as 0.
+      type: float
+    exceptions:
+      description: Exception type to number of trials.
+      type: dict
+    n_input_tokens:
+      description: Input tokens over all trials, null when no agent reported them.
+      type: int
+    n_cache_tokens:
+      description: Cached input tokens, null when not reported.
+      type: int
+    n_output_tokens:
+      description: Output tokens, null when not reported.
+      type: int
+    cost_usd:
+      description: Cost in USD, null when not reported.
+      type: float
     evals:
       description: The same counters per benchmark, agent and model (Harbor's C(stats.evals)).
       type: list
       elements: dict
-    trial_errors: {description: Trials whose result.json could not be read (unfinished jobs)., type: list, elements: dict}
+    trial_errors:
+      description: Trials whose result.json could not be read (unfinished jobs).
+      type: list
+      elements: dict
   sample:
     - name: nightly-2026-12-02
       status: finished
