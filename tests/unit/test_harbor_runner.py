@@ -260,3 +260,14 @@ def test_write_file_is_atomic_and_idempotent(tmp_path):
     assert hrun.write_file(path, "A=1\n", 0o600) is False
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert os.listdir(str(tmp_path)) == ["env"]
+
+
+def test_dotenv_file_round_trips_through_harbors_loader(tmp_path):
+    """Harbor reads --env-file with python-dotenv: every value must come back unchanged."""
+    dotenv = pytest.importorskip("dotenv", reason="python-dotenv (Harbor's env-file loader) is not installed")
+    env = {"A": "it's a \\ back\\\\slash", "B": "plain", "C": " spaced # not a comment ", "D": "$HOME stays",
+           "E": "", "F": 'dq"uote', "G": "=eq=", "H": "ünïcode"}
+    assert hrun.env_problems(env, "dotenv") == []
+    path = tmp_path / "env"
+    path.write_text(hrun.render_env_file(env, "dotenv"), encoding="utf-8")
+    assert dict(dotenv.dotenv_values(str(path))) == env
