@@ -1,0 +1,456 @@
+# -*- coding: utf-8 -*-
+# Copyright: aisbench maintainers
+# Apache License 2.0 (see LICENSE)
+"""Submit, find, signal and clean up Harbor jobs (standard library only).
+
+Harbor runs either on the target itself or inside a runtime container reached with
+``docker exec``. Every path handed to Harbor is a path as Harbor sees it; the module reads
+the same files through the target's view of the jobs directory (the collection mounts it
+at the same path in the runtime container).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import time
+
+# One safe path component: no separators, no "..", no spaces, no leading "-" or ".".
+JOB_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
+JOB_NAME_MAX = 128
+ENV_KEY_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+CANCELLED_ERROR = "CancelledError"
+STATE_DIR_NAME = ".harbor_job"
+DEFAULT_AGENT = "oracle"
+
+# Runs where Harbor runs: records the shell's pid (the exec keeps it for Harbor) so the
+# module can find and signal the job later, and sends Harbor's output to a log file so the
+# process needs no terminal or pipe that outlives the module.
+DETACH_SCRIPT = 'pidfile=$1; log=$2; shift 2; echo "$$" > "$pidfile"; exec "$@" >> "$log" 2>&1 < /dev/null'
+DETACH_ARGV0 = "harbor_job"
+
+# Lists the processes of the runtime container: "PID<US>arg0<US>arg1..." per line.
+PROCESS_LIST_SCRIPT = (
+    'for d in /proc/[0-9]*; do [ -r "$d/cmdline" ] || continue; '
+    'printf "%s\\037" "${d#/proc/}"; tr "\\000" "\\037" < "$d/cmdline" 2>/dev/null; echo; done'
+)
+
+
+class HarborJobError(Exception):
+    """A problem reported to the user as is (bad input, Harbor failure)."""
+
+
+def job_name_problem(name):
+    """Why name is not one safe token, or None when it is fine."""
+    if not isinstance(name, str) or not name:
+        return "the job name is empty"
+    if len(name) > JOB_NAME_MAX:
+        return "the job name is longer than %d characters" % JOB_NAME_MAX
+    if ".." in name:
+        return "the job name contains '..'"
+    if not JOB_NAME_PATTERN.match(name):
+        return ("the job name must be one token of letters, digits, '.', '_' and '-' "
+                "that does not start with '-' or '.' (no '/', no spaces)")
+    return None
+
+
+def default_job_name(prefix, now=None):
+    return "%s-%s" % (prefix, time.strftime("%Y%m%d-%H%M%S", time.gmtime(now)))
+
+
+def env_problems(env, style):
+    """Reasons the env mapping cannot be written safely as an env file of the given style."""
+    problems = []
+    for key, value in sorted((env or {}).items()):
+        if not ENV_KEY_PATTERN.match(str(key)):
+            problems.append("env key %r is not a valid variable name" % (key,))
+            continue
+        text = "" if value is None else str(value)
+        if "\n" in text or "\r" in text or "\0" in text:
+            problems.append("env value of %s contains a line break or NUL" % key)
+        elif style == "dotenv" and "${" in text:
+            # Harbor's --env-file loader (python-dotenv) expands ${...} even in quotes.
+            problems.append("env value of %s contains '${', which Harbor's env-file loader would expand" % key)
+    return problems
+
+
+def render_env_file(env, style):
+    """Env file text: ``docker`` (docker exec --env-file, literal values) or ``dotenv``."""
+    lines = []
+    for key, value in sorted((env or {}).items()):
+        text = "" if value is None else str(value)
+        if style == "dotenv":
+            text = "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        lines.append("%s=%s" % (key, text))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+# --- matrix (job config) -----------------------------------------------------------------
+
+def dataset_label(entry):
+    if not isinstance(entry, dict):
+        return str(entry)
+    for field in ("path", "name"):
+        if entry.get(field):
+            return str(entry[field])
+    return json.dumps(entry, sort_keys=True)
+
+
+def filter_matrix(config, datasets=None, agents=None):
+    """Copy of config keeping only the selected datasets and agents.
+
+    datasets: substring match on each dataset's path or name; agents: exact match on the
+    agent name (a config without ``agents`` runs Harbor's default, the oracle agent).
+    The input is never modified. An empty selection raises HarborJobError.
+    """
+    if not isinstance(config, dict):
+        raise HarborJobError("the job config must be a mapping, got %s" % type(config).__name__)
+    result = copy.deepcopy(config)
+    if datasets:
+        available = result.get("datasets")
+        if not isinstance(available, list) or not available:
+            raise HarborJobError("the datasets filter %s needs a config with a 'datasets' list" % (list(datasets),))
+        kept = []
+        for entry in available:
+            haystacks = [str(entry.get(f)) for f in ("path", "name") if isinstance(entry, dict) and entry.get(f)]
+            if any(needle in hay for needle in datasets for hay in haystacks):
+                kept.append(entry)
+        if not kept:
+            raise HarborJobError(
+                "no dataset matches the datasets filter %s; the config has: %s"
+                % (list(datasets), ", ".join(dataset_label(e) for e in available))
+            )
+        result["datasets"] = kept
+    if agents:
+        available = result.get("agents")
+        if not isinstance(available, list) or not available:
+            available = [{"name": DEFAULT_AGENT}]
+        kept = [entry for entry in available if isinstance(entry, dict) and (entry.get("name") or DEFAULT_AGENT) in agents]
+        if not kept:
+            raise HarborJobError(
+                "no agent matches the agents filter %s; the config has: %s"
+                % (list(agents), ", ".join(str(e.get("name") or DEFAULT_AGENT) if isinstance(e, dict) else str(e) for e in available))
+            )
+        result["agents"] = kept
+    return result
+
+
+def parse_config_text(text, source):
+    """Parse a JSON or YAML job config; YAML needs PyYAML (None when it is missing)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        import yaml  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        return None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise HarborJobError("cannot parse the job config %s: %s" % (source, exc))
+
+
+# --- commands ----------------------------------------------------------------------------
+
+def parse_cli_spelling(help_text):
+    """``job`` or ``jobs``: the jobs command group listed by ``harbor --help``."""
+    commands = set()
+    for line in help_text.splitlines():
+        match = re.match(r"^[\s\u2502|]*([a-z][a-z0-9-]*)\s{2,}\S", line)
+        if match:
+            commands.add(match.group(1))
+    if "job" in commands:
+        return "job"
+    if "jobs" in commands:
+        return "jobs"
+    return None
+
+
+def start_command(harbor, spelling, config_path, name, jobs_dir, concurrency=None, env_file=None, extra_args=None):
+    argv = [harbor, spelling, "start", "-c", config_path, "--job-name", name, "-o", jobs_dir, "-y", "-q"]
+    if concurrency:
+        argv += ["-n", str(concurrency)]
+    if env_file:
+        argv += ["--env-file", env_file]
+    return argv + [str(arg) for arg in (extra_args or [])]
+
+
+def resume_command(harbor, spelling, job_dir, retry_exceptions=None):
+    argv = [harbor, spelling, "resume", "-p", job_dir]
+    for exc_type in retry_types(retry_exceptions):
+        argv += ["-f", exc_type]
+    return argv
+
+
+def retry_types(retry_exceptions):
+    """Exception types whose trials a resume runs again; CancelledError always included."""
+    types = [CANCELLED_ERROR]
+    for exc_type in retry_exceptions or []:
+        if exc_type not in types:
+            types.append(str(exc_type))
+    return types
+
+
+def shell_join(argv):
+    return " ".join(shlex.quote(str(arg)) for arg in argv)
+
+
+def _normalize(path):
+    return os.path.normpath(str(path)) if path else path
+
+
+def _option_value(args, names):
+    for index, arg in enumerate(args):
+        for name in names:
+            if arg == name and index + 1 < len(args):
+                return args[index + 1]
+            if arg.startswith(name + "="):
+                return arg[len(name) + 1:]
+    return None
+
+
+def is_harbor_job_process(args, name, jobs_dir, job_dir):
+    """Whether a process command line is Harbor working on this job (start or resume)."""
+    if len(args) < 2 or args[1] == "-c":
+        # "sh -c <detach script> ... harbor ...": the wrapper before its exec.
+        return False
+    head = [os.path.basename(arg) for arg in args[:2]]
+    if "harbor" not in head:
+        return False
+    if "resume" in args:
+        path = _option_value(args, ("-p", "--job-path"))
+        return path is not None and _normalize(path) == _normalize(job_dir)
+    if "start" in args or "run" in args:
+        if _option_value(args, ("--job-name",)) != name:
+            return False
+        out = _option_value(args, ("-o", "--jobs-dir"))
+        return out is None or _normalize(out) == _normalize(jobs_dir)
+    return False
+
+
+class Runtime:
+    """Where Harbor runs: the target itself, or a container reached with docker exec."""
+
+    def __init__(self, module, container=None, docker="docker"):
+        self.module = module
+        self.container = container
+        self.docker = docker
+
+    def wrap(self, argv, env_file=None, workdir=None, detach=False):
+        """argv run where Harbor runs, as a command for the target."""
+        if not self.container:
+            return list(argv)
+        prefix = [self.docker, "exec"]
+        if detach:
+            prefix.append("-d")
+        if env_file:
+            prefix += ["--env-file", env_file]
+        if workdir:
+            prefix += ["-w", workdir]
+        return prefix + [self.container] + list(argv)
+
+    def run(self, argv, check=True, env=None):
+        rc, out, err = self.module.run_command(self.wrap(argv), environ_update=env)
+        if check and rc != 0:
+            raise HarborJobError("%s failed (rc=%d): %s" % (shell_join(self.wrap(argv)), rc, (err or out).strip()[-2000:]))
+        return rc, out, err
+
+    def check_container(self):
+        if not self.container:
+            return
+        self.require_executable("docker_executable", self.docker)
+        rc, out, err = self.module.run_command([self.docker, "inspect", "-f", "{{.State.Running}}", self.container])
+        if rc != 0:
+            raise HarborJobError("runtime container %s not found: %s" % (self.container, (err or out).strip()))
+        if out.strip() != "true":
+            raise HarborJobError("runtime container %s is not running" % self.container)
+
+    def require_executable(self, option, path):
+        """Fail early when an executable the target runs itself is missing."""
+        if self.container and option == "harbor_executable":
+            return
+        found = os.access(path, os.X_OK) if "/" in path else shutil.which(path)
+        if not found:
+            raise HarborJobError("%s %s not found on the target" % (option, path))
+
+    def processes(self):
+        """[(pid, argv)] of the processes where Harbor runs."""
+        if self.container:
+            rc, out, err = self.module.run_command(self.wrap(["sh", "-c", PROCESS_LIST_SCRIPT]))
+            if rc != 0:
+                raise HarborJobError("cannot list processes in %s: %s" % (self.container, (err or out).strip()))
+            result = []
+            for line in out.splitlines():
+                fields = line.split("\x1f")
+                if len(fields) >= 2 and fields[0].isdigit():
+                    result.append((int(fields[0]), [f for f in fields[1:] if f != ""]))
+            return result
+        result = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open("/proc/%s/cmdline" % entry, "rb") as handle:
+                    raw = handle.read()
+            except OSError:
+                continue
+            if raw:
+                result.append((int(entry), [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]))
+        return result
+
+    def job_pids(self, name, jobs_dir, job_dir):
+        return sorted(pid for pid, args in self.processes() if is_harbor_job_process(args, name, jobs_dir, job_dir))
+
+    def send_signal(self, pid, sig):
+        if self.container:
+            name = "KILL" if sig == signal.SIGKILL else "TERM"
+            self.run(["sh", "-c", 'kill -s %s "$1" 2>/dev/null || true' % name, "sh", str(pid)], check=False)
+            return
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+    def spawn(self, argv, pidfile, logfile, env_file=None, workdir=None, env=None):
+        """Start argv detached where Harbor runs; it writes its pid to pidfile."""
+        script = ["sh", "-c", DETACH_SCRIPT, DETACH_ARGV0, pidfile, logfile] + list(argv)
+        if self.container:
+            full = self.wrap(script, env_file=env_file, workdir=workdir, detach=True)
+            rc, out, err = self.module.run_command(full)
+            if rc != 0:
+                raise HarborJobError("cannot start Harbor in %s: %s" % (self.container, (err or out).strip()))
+            return full
+        child_env = dict(os.environ)
+        child_env.update(env or {})
+        # A new session and no inherited descriptors: the job outlives the module and
+        # Ansible does not wait for it.
+        subprocess.Popen(  # pylint: disable=consider-using-with
+            script, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            close_fds=True, start_new_session=True, cwd=workdir or None, env=child_env,
+        )
+        return script
+
+    def compose_projects(self):
+        argv = [self.docker if not self.container else "docker", "ps", "-a", "--filter", "label=com.docker.compose.project",
+                "--format", '{{.Label "com.docker.compose.project"}}']
+        rc, out, err = self.run(argv, check=False)
+        if rc != 0:
+            raise HarborJobError("cannot list trial containers: %s" % (err or out).strip())
+        return sorted(set(line.strip() for line in out.splitlines() if line.strip()))
+
+    def compose_down(self, project):
+        # What Harbor itself runs when it deletes a trial environment.
+        docker = self.docker if not self.container else "docker"
+        self.run([docker, "compose", "-p", project, "down", "--rmi", "local", "--volumes", "--remove-orphans", "--timeout", "10"])
+
+
+def compose_project_prefix(trial_name):
+    """Harbor's Docker Compose project names for a trial start with this prefix."""
+    name = trial_name.lower()
+    if not re.match(r"^[a-z0-9]", name):
+        name = "0" + name
+    return re.sub(r"[^a-z0-9_-]", "-", name) + "__"
+
+
+def trial_names(job_dir):
+    try:
+        return sorted(e.name for e in os.scandir(job_dir) if e.is_dir(follow_symlinks=False) and not e.name.startswith("."))
+    except OSError:
+        return []
+
+
+def leftover_projects(projects, trials):
+    prefixes = tuple(compose_project_prefix(t) for t in trials)
+    if not prefixes:
+        return []
+    return [p for p in projects if p.startswith(prefixes)]
+
+
+class JobFiles:
+    """The module's own files for one job, next to Harbor's job directories.
+
+    ``<jobs_dir>/.harbor_job/<name>/``: state.json (pid, command), harbor.pid,
+    harbor.log, matrix.json (the filtered or inline config) and env (secrets, 0600).
+    Harbor ignores the directory; harbor_job_info skips hidden directories.
+    """
+
+    def __init__(self, host_jobs_dir, jobs_dir, name):
+        self.host_dir = os.path.join(host_jobs_dir, STATE_DIR_NAME, name)
+        self.harbor_dir = os.path.join(jobs_dir, STATE_DIR_NAME, name)
+
+    def host(self, filename):
+        return os.path.join(self.host_dir, filename)
+
+    def harbor(self, filename):
+        return os.path.join(self.harbor_dir, filename)
+
+    def ensure_dir(self):
+        parent = os.path.dirname(self.host_dir)
+        for path in (parent, self.host_dir):
+            if not os.path.isdir(path):
+                os.makedirs(path, mode=0o700, exist_ok=True)
+            os.chmod(path, 0o700)
+
+    def read_state(self):
+        try:
+            with open(self.host("state.json")) as handle:
+                data = json.load(handle)
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def write_state(self, data):
+        write_file(self.host("state.json"), json.dumps(data, indent=2, sort_keys=True) + "\n", 0o600)
+
+    def read_pid(self):
+        try:
+            with open(self.host("harbor.pid")) as handle:
+                text = handle.read().strip()
+            return int(text) if text.isdigit() else None
+        except OSError:
+            return None
+
+    def log_tail(self, lines=30):
+        try:
+            with open(self.host("harbor.log"), "rb") as handle:
+                handle.seek(0, os.SEEK_END)
+                size = handle.tell()
+                handle.seek(max(size - 16384, 0))
+                text = handle.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def remove(self, filename):
+        try:
+            os.unlink(self.host(filename))
+            return True
+        except FileNotFoundError:
+            return False
+
+
+def write_file(path, text, mode):
+    """Write text atomically with the given mode; True when the content changed."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            if handle.read() == text:
+                os.chmod(path, mode)
+                return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+    return True

@@ -1,0 +1,719 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: aisbench maintainers
+# Apache License 2.0
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: harbor_job
+short_description: Submit, wait for, resume and cancel Harbor benchmark jobs
+version_added: 0.1.0
+description:
+  - Runs a L(Harbor,https://pypi.org/project/harbor/) job from a job config (the "matrix") with
+    C(harbor job start -c CONFIG --job-name NAME -o JOBS_DIR -y -q), either on the target (O(harbor_executable)) or
+    inside the runtime container (O(container), through C(docker exec)).
+  - Idempotent by O(name). A finished job is never submitted again; a running job is reported, never duplicated; an
+    interrupted job (its directory exists, it is not finished and no Harbor process works on it) is resumed.
+  - Harbor runs detached, with its output in a log file, so a job outlives the Ansible run. The module keeps its own
+    small files (pid, command, log, the filtered config, the env file) in C(JOBS_DIR/.harbor_job/NAME/), beside
+    Harbor's job directories; Harbor ignores that directory and M(aisbench.agent_runtime.harbor_job_info) skips it.
+  - O(datasets) and O(agents) filter the config before submission (a substring of a dataset's path or name, the exact
+    agent name). The filtered config is written to C(JOBS_DIR/.harbor_job/NAME/matrix.json); the given file is never
+    modified.
+  - Paths in O(jobs_dir) and O(config) are paths as seen where Harbor runs. The module reads the job's files through
+    O(host_jobs_dir), the same directory as seen on the target (by default the same path, which is how the collection
+    mounts it into the runtime container).
+  - Supports check mode, which returns the exact command the module would run and changes nothing.
+options:
+  name:
+    description:
+      - The job name, also the name of its directory under O(jobs_dir).
+      - One token of letters, digits, C(.), C(_) and C(-), at most 128 characters, not starting with C(-) or C(.);
+        no C(/), no C(..), no spaces. Anything else is refused before anything happens.
+      - Defaults to C(NAME_PREFIX-YYYYMMDD-HHMMSS) (UTC), which submits a new job on every run.
+      - Required for O(state=resumed) and O(state=cancelled).
+    type: str
+  name_prefix:
+    description: Prefix of the generated name when O(name) is not given.
+    type: str
+    default: job
+  state:
+    description:
+      - V(started) submits the job (or resumes an interrupted one) and returns once Harbor has started it.
+      - V(finished) does the same, then waits until the job's C(result.json) records C(finished_at). On O(timeout) the
+        task fails and the job keeps running; its progress is in the failure result.
+      - V(resumed) runs C(harbor job resume -p JOB_DIR) for an interrupted job, or for a finished one that has trials
+        failed with one of O(retry_exceptions) (those trials run again; C(CancelledError) is always included), and
+        returns once Harbor has started. A job that is running or has nothing to retry is left alone.
+      - V(cancelled) sends SIGTERM to the Harbor process of the job, SIGKILL after O(cancel_grace_period), then removes
+        the trial containers Harbor left behind (their Docker Compose projects).
+    type: str
+    choices: [started, finished, resumed, cancelled]
+    default: finished
+  config:
+    description:
+      - The job config, needed to submit a new job. Either a path to a YAML or JSON file as seen where Harbor runs, or
+        the config itself as a mapping (the module writes it to C(matrix.json)).
+      - A file is passed to Harbor untouched unless O(datasets) or O(agents) is set; then the module reads it on the
+        target (JSON with the standard library, YAML with PyYAML when present, otherwise through
+        C(harbor job start -c FILE --print-config) where Harbor runs).
+    type: raw
+  datasets:
+    description: Keep only the config's datasets whose path or name contains one of these strings.
+    type: list
+    elements: str
+    default: []
+  agents:
+    description: Keep only the config's agents with one of these names (no C(agents) key means Harbor's C(oracle)).
+    type: list
+    elements: str
+    default: []
+  jobs_dir:
+    description: Directory of Harbor's job directories, as seen where Harbor runs (C(-o)).
+    type: str
+    required: true
+  host_jobs_dir:
+    description: The same directory as seen on the target, where the module reads results and keeps its files.
+    type: path
+  container:
+    description:
+      - Name or ID of the running runtime container to run Harbor in, with C(docker exec). Without it Harbor runs on
+        the target.
+    type: str
+  docker_executable:
+    description: The docker CLI on the target (used with O(container)).
+    type: str
+    default: docker
+  harbor_executable:
+    description: The Harbor CLI where Harbor runs.
+    type: str
+    default: harbor
+  cli_spelling:
+    description:
+      - The name of Harbor's jobs command group. V(auto) reads C(harbor --help); Harbor 0.25 lists C(job), older
+        releases C(jobs).
+    type: str
+    choices: [auto, job, jobs]
+    default: auto
+  concurrency:
+    description: Trials that run at once (C(-n)); Harbor's default (or the config's) when not set.
+    type: int
+  extra_args:
+    description: More arguments for C(harbor job start), for example C([-r, "2", --retry-include, AgentTimeoutError]).
+    type: list
+    elements: str
+    default: []
+  env:
+    description:
+      - Environment variables for Harbor, typically API keys. Never put on a command line and never logged.
+      - Written to C(JOBS_DIR/.harbor_job/NAME/env) with mode 0600 (removed once the job is seen finished or
+        cancelled) and passed with C(docker exec --env-file) (O(container)) or Harbor's C(--env-file) (on the target).
+        C(harbor job resume) has no C(--env-file), so a resume on the target gets them in its process environment.
+      - Values may not contain line breaks; on the target they may not contain C(${), which Harbor's env-file loader
+        would expand.
+    type: dict
+    default: {}
+  chdir:
+    description: Working directory of Harbor, where relative paths in the config are resolved.
+    type: str
+  retry_exceptions:
+    description: Exception types whose trials a resume runs again (C(-f)); C(CancelledError) is always included.
+    type: list
+    elements: str
+    default: []
+  timeout:
+    description: Seconds O(state=finished) waits for the job to finish (counted from the start of the task).
+    type: int
+    default: 7200
+  poll_interval:
+    description: Seconds between two looks at the job's progress while waiting.
+    type: int
+    default: 10
+  start_timeout:
+    description: Seconds to wait for a submitted or resumed job to start (Harbor writes its C(result.json)).
+    type: int
+    default: 180
+  cancel_grace_period:
+    description: Seconds between SIGTERM and SIGKILL for O(state=cancelled); Harbor stops its trials in that time.
+    type: int
+    default: 90
+notes:
+  - The job directory layout and field names are those of Harbor 0.25 (C(result.json), C(config.json), C(lock.json)).
+  - Harbor 0.25 does not always remove a trial's containers when it is stopped with SIGTERM; O(state=cancelled) removes
+    the Docker Compose projects named after the job's trials, and so does a resume of an interrupted job.
+  - Set C(LITELLM_LOCAL_MODEL_COST_MAP=True) in O(env) on hosts without Internet access, or Harbor spends several
+    seconds per run trying to download a model price list.
+requirements:
+  - Harbor (C(pip install harbor), Python 3.12 or later) where Harbor runs, with the Docker CLI and Docker Compose v2
+    for Harbor's docker environment.
+  - The Docker CLI on the target when O(container) is set.
+  - C(sh) and C(/proc) where Harbor runs (Linux).
+seealso:
+  - module: aisbench.agent_runtime.harbor_job_info
+author: aisbench maintainers
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+"""
+
+EXAMPLES = r"""
+- name: Run the nightly matrix in the runtime container and wait for it
+  aisbench.agent_runtime.harbor_job:
+    name: "nightly-{{ ansible_date_time.date }}"
+    config: /opt/swebench/config/matrix.yaml
+    datasets: [swebench-verified]
+    agents: [openhands]
+    jobs_dir: /opt/swebench/jobs
+    container: agent-runtime
+    concurrency: 8
+    env:
+      OPENAI_API_KEY: "{{ vault_openai_api_key }}"
+    timeout: 43200
+    poll_interval: 60
+  register: nightly
+
+- name: Submit a job from an inline config and return at once
+  aisbench.agent_runtime.harbor_job:
+    name: smoke
+    state: started
+    config:
+      agents: [{name: oracle}]
+      datasets: [{path: /opt/swebench/tasks/smoke}]
+    jobs_dir: /opt/swebench/jobs
+    harbor_executable: /opt/harbor/bin/harbor
+
+- name: Resume it after a reboot, running again the trials that hit an agent timeout
+  aisbench.agent_runtime.harbor_job:
+    name: smoke
+    state: resumed
+    retry_exceptions: [AgentTimeoutError]
+    jobs_dir: /opt/swebench/jobs
+    harbor_executable: /opt/harbor/bin/harbor
+
+- name: Cancel a job
+  aisbench.agent_runtime.harbor_job:
+    name: smoke
+    state: cancelled
+    jobs_dir: /opt/swebench/jobs
+    harbor_executable: /opt/harbor/bin/harbor
+"""
+
+RETURN = r"""
+name:
+  description: The job name.
+  returned: always
+  type: str
+  sample: nightly-2026-12-02
+job_dir:
+  description: The job directory as seen where Harbor runs.
+  returned: always
+  type: str
+  sample: /opt/swebench/jobs/nightly-2026-12-02
+host_job_dir:
+  description: The job directory as seen on the target.
+  returned: always
+  type: str
+job_state:
+  description:
+    - The job after the task. V(absent) (no job directory; in check mode, before a submission), V(running),
+      V(finished), or V(interrupted) (unfinished and no Harbor process works on it, for example after a cancel).
+  returned: always
+  type: str
+  sample: finished
+action:
+  description: What the module did (or would do in check mode).
+  returned: always
+  type: str
+  choices: [none, submitted, resumed, cancelled, cleaned]
+command:
+  description: The Harbor command line (as run where Harbor runs) of this task's submission or resume, or of the
+    recorded run of the job when the task ran nothing.
+  returned: always
+  type: list
+  elements: str
+  sample: [harbor, job, start, -c, /opt/swebench/config/matrix.yaml, --job-name, smoke, -o, /opt/swebench/jobs, -y, -q]
+exec_command:
+  description: The full command the module ran on the target, including C(docker exec) and the detaching wrapper.
+  returned: when the module submitted or resumed the job (or would, in check mode)
+  type: list
+  elements: str
+pid:
+  description: The Harbor process ID (inside the runtime container with O(container)), when one is running.
+  returned: always
+  type: int
+pids_signalled:
+  description: Harbor processes that O(state=cancelled) stopped.
+  returned: when state is cancelled
+  type: list
+  elements: int
+removed_projects:
+  description: Docker Compose projects of the job's trials that were removed after Harbor stopped.
+  returned: when state is cancelled or a job was resumed
+  type: list
+  elements: str
+progress:
+  description: Trial counters of the job, from its result files.
+  returned: when the job directory exists
+  type: dict
+  contains:
+    n_total:
+      description: Trials planned.
+      type: int
+    n_completed:
+      description: Trials with a result (errors and cancellations included).
+      type: int
+    n_errored:
+      description: Trials that ended with an exception.
+      type: int
+    n_running:
+      description: Trials started and not ended.
+      type: int
+    n_pending:
+      description: Trials not started yet.
+      type: int
+    n_cancelled:
+      description: Trials ended by a cancellation.
+      type: int
+    n_pass:
+      description: Trials with reward 1.
+      type: int
+    pass_at_1:
+      description: n_pass over completed trials, cancelled ones left out.
+      type: float
+summary:
+  description: The job summary, as one item of RV(aisbench.agent_runtime.harbor_job_info#module:jobs).
+  returned: when the job is finished
+  type: dict
+log_path:
+  description: Harbor's output for runs the module started, on the target.
+  returned: always
+  type: str
+state_file:
+  description: The module's record of the last run it started (pid, command, time), on the target.
+  returned: always
+  type: str
+matrix_path:
+  description: The filtered or inline config the module wrote for Harbor, as seen where Harbor runs.
+  returned: when the module wrote one
+  type: str
+"""
+
+import json
+import os
+import signal
+import time
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import summarize_job
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import (
+    DETACH_ARGV0,
+    DETACH_SCRIPT,
+    HarborJobError,
+    JobFiles,
+    Runtime,
+    default_job_name,
+    env_problems,
+    filter_matrix,
+    job_name_problem,
+    leftover_projects,
+    parse_cli_spelling,
+    parse_config_text,
+    render_env_file,
+    resume_command,
+    retry_types,
+    start_command,
+    trial_names,
+    write_file,
+)
+
+PROGRESS_FIELDS = ("n_total", "n_completed", "n_errored", "n_running", "n_pending", "n_cancelled", "n_pass", "pass_at_1")
+
+
+class HarborJob:
+    """One named job: where its files are, what state it is in, and what to do about it."""
+
+    def __init__(self, module, name):
+        self.module = module
+        params = module.params
+        self.name = name
+        self.jobs_dir = params["jobs_dir"]
+        self.host_jobs_dir = params["host_jobs_dir"] or params["jobs_dir"]
+        self.job_dir = os.path.join(self.jobs_dir, name)
+        self.host_job_dir = os.path.join(self.host_jobs_dir, name)
+        self.container = params["container"]
+        self.harbor = params["harbor_executable"]
+        self.runtime = Runtime(module, self.container, params["docker_executable"])
+        self.files = JobFiles(self.host_jobs_dir, self.jobs_dir, name)
+        self.env = {str(k): ("" if v is None else str(v)) for k, v in (params["env"] or {}).items()}
+        self._spelling = None if params["cli_spelling"] == "auto" else params["cli_spelling"]
+        self.result = {
+            "changed": False,
+            "name": name,
+            "job_dir": self.job_dir,
+            "host_job_dir": self.host_job_dir,
+            "job_state": "absent",
+            "action": "none",
+            "command": [],
+            "pid": None,
+            "log_path": self.files.host("harbor.log"),
+            "state_file": self.files.host("state.json"),
+        }
+
+    # --- looking -------------------------------------------------------------------------
+
+    def summary(self):
+        if not os.path.isdir(self.host_job_dir):
+            return None
+        return summarize_job(self.host_job_dir, self.name)
+
+    def pids(self):
+        return self.runtime.job_pids(self.name, self.jobs_dir, self.job_dir)
+
+    def probe(self):
+        """(job_state, summary, pids)."""
+        summary = self.summary()
+        pids = self.pids()
+        if summary is not None and summary["status"] == "finished":
+            job_state = "finished"
+        elif pids:
+            job_state = "running"
+        elif summary is not None and os.path.isfile(os.path.join(self.host_job_dir, "config.json")):
+            job_state = "interrupted"
+        else:
+            job_state = "absent"
+        return job_state, summary, pids
+
+    def report(self, job_state, summary, pids):
+        self.result["job_state"] = job_state
+        self.result["pid"] = pids[0] if pids else None
+        if summary is not None:
+            self.result["progress"] = {field: summary.get(field) for field in PROGRESS_FIELDS}
+            if job_state == "finished":
+                self.result["summary"] = summary
+        if not self.result["command"]:
+            self.result["command"] = self.files.read_state().get("command", [])
+
+    def fail(self, msg, **extra):
+        result = dict(self.result)
+        result.update(extra)
+        result.pop("changed", None)
+        self.module.fail_json(msg=msg, **result)
+
+    # --- commands ------------------------------------------------------------------------
+
+    def spelling(self):
+        if self._spelling is None:
+            self.runtime.require_executable("harbor_executable", self.harbor)
+            rc, out, err = self.runtime.run([self.harbor, "--help"], check=False)
+            spelling = parse_cli_spelling(out + "\n" + err) if rc == 0 else None
+            if spelling is None:
+                raise HarborJobError(
+                    "cannot tell Harbor's jobs command from '%s --help' (rc=%d): %s; set cli_spelling"
+                    % (self.harbor, rc, (err or out).strip()[-500:])
+                )
+            self._spelling = spelling
+        return self._spelling
+
+    def load_config(self, path):
+        """The config file as a mapping, read on the target (or where Harbor runs)."""
+        text = None
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError as exc:
+            if not self.container:
+                raise HarborJobError("cannot read the job config %s: %s" % (path, exc.strerror or exc))
+        if text is None:
+            # Not on the target: read it where Harbor runs.
+            rc, out, err = self.runtime.run(["cat", path], check=False)
+            if rc != 0:
+                raise HarborJobError("cannot read the job config %s in %s: %s" % (path, self.container, (err or out).strip()))
+            text = out
+        config = parse_config_text(text, path)
+        if config is None:
+            # YAML and no PyYAML on the target: Harbor parses it for us.
+            rc, out, err = self.runtime.run([self.harbor, self.spelling(), "start", "-c", path, "--print-config"], check=False)
+            start = out.find("{")
+            if rc != 0 or start < 0:
+                raise HarborJobError("cannot read the job config %s through Harbor: %s" % (path, (err or out).strip()[-1000:]))
+            try:
+                config, _end = json.JSONDecoder().raw_decode(out[start:])
+            except ValueError as exc:
+                raise HarborJobError("Harbor printed an unreadable config for %s: %s" % (path, exc))
+        if not isinstance(config, dict):
+            raise HarborJobError("the job config %s is not a mapping" % path)
+        return config
+
+    def config_for_harbor(self):
+        """(path passed to -c, matrix to write or None)."""
+        params = self.module.params
+        config = params["config"]
+        if config is None or config == "":
+            raise HarborJobError("config is required to submit job %s (it does not exist yet)" % self.name)
+        if isinstance(config, dict):
+            return self.files.harbor("matrix.json"), filter_matrix(config, params["datasets"], params["agents"])
+        if not isinstance(config, str):
+            raise HarborJobError("config must be a path or a mapping, got %s" % type(config).__name__)
+        if not params["datasets"] and not params["agents"]:
+            return config, None
+        return self.files.harbor("matrix.json"), filter_matrix(self.load_config(config), params["datasets"], params["agents"])
+
+    def env_file_for(self, resume):
+        """(file for docker exec --env-file, file for harbor --env-file, variables for the process env)."""
+        if not self.env:
+            return None, None, None
+        if self.container:
+            return self.files.host("env"), None, None
+        if resume:
+            return None, None, self.env
+        return None, self.files.host("env"), None
+
+    def launch(self, harbor_argv, action, docker_env_file, process_env, matrix=None):
+        """Start Harbor detached and wait until it has started the job."""
+        params = self.module.params
+        pidfile = self.files.harbor("harbor.pid")
+        logfile = self.files.harbor("harbor.log")
+        self.result["command"] = harbor_argv
+        self.result["action"] = action
+        self.result["changed"] = True
+        preview = self.runtime.wrap(
+            ["sh", "-c", DETACH_SCRIPT, DETACH_ARGV0, pidfile, logfile] + harbor_argv,
+            env_file=docker_env_file, workdir=params["chdir"], detach=True,
+        )
+        self.result["exec_command"] = preview
+        if self.module.check_mode:
+            return
+        self.runtime.require_executable("harbor_executable", self.harbor)
+        self.files.ensure_dir()
+        if matrix is not None:
+            write_file(self.files.host("matrix.json"), json.dumps(matrix, indent=2, sort_keys=True) + "\n", 0o644)
+        if self.env:
+            style = "docker" if self.container else "dotenv"
+            write_file(self.files.host("env"), render_env_file(self.env, style), 0o600)
+        self.files.remove("harbor.pid")
+        launched_at = time.time()
+        exec_argv = self.runtime.spawn(harbor_argv, pidfile, logfile, env_file=docker_env_file, workdir=params["chdir"], env=process_env)
+        self.result["exec_command"] = exec_argv
+        self.files.write_state({
+            "name": self.name,
+            "action": action,
+            "command": harbor_argv,
+            "container": self.container,
+            "jobs_dir": self.jobs_dir,
+            "launched_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(launched_at)),
+            "pid": None,
+        })
+        pid = self.wait_started(launched_at)
+        state = self.files.read_state()
+        state["pid"] = pid
+        self.files.write_state(state)
+
+    def wait_started(self, launched_at):
+        """Wait until Harbor (re)writes the job's result.json; fail if it exits first."""
+        deadline = launched_at + self.module.params["start_timeout"]
+        result_path = os.path.join(self.host_job_dir, "result.json")
+        pid = None
+        while True:
+            time.sleep(1)
+            if pid is None:
+                pid = self.files.read_pid()
+                if pid is None and time.time() - launched_at > 20:
+                    self.fail(
+                        "Harbor did not write its pid file %s. Is jobs_dir (%s, where Harbor runs) the same directory "
+                        "as host_jobs_dir (%s, on the target)? Harbor output: %s"
+                        % (self.files.host("harbor.pid"), self.jobs_dir, self.host_jobs_dir, self.files.log_tail())
+                    )
+            try:
+                started = os.stat(result_path).st_mtime >= launched_at - 1
+            except OSError:
+                started = False
+            if started:
+                return pid
+            if pid is not None and not self.pids():
+                summary = self.summary()
+                if summary is not None and summary["status"] == "finished":
+                    return pid
+                self.fail("Harbor exited before job %s started. Harbor output:\n%s" % (self.name, self.files.log_tail()))
+            if time.time() > deadline:
+                self.fail("job %s did not start within %d s (Harbor is still running, pid %s). Harbor output:\n%s"
+                          % (self.name, self.module.params["start_timeout"], pid, self.files.log_tail()))
+
+    def submit(self):
+        config_path, matrix = self.config_for_harbor()
+        docker_env_file, harbor_env_file, process_env = self.env_file_for(resume=False)
+        argv = start_command(
+            self.harbor, self.spelling(), config_path, self.name, self.jobs_dir,
+            concurrency=self.module.params["concurrency"], env_file=harbor_env_file,
+            extra_args=self.module.params["extra_args"],
+        )
+        if matrix is not None:
+            self.result["matrix_path"] = config_path
+        self.launch(argv, "submitted", docker_env_file, process_env, matrix=matrix)
+
+    def resume(self):
+        self.result["removed_projects"] = self.remove_leftovers()
+        docker_env_file, _unused, process_env = self.env_file_for(resume=True)
+        argv = resume_command(self.harbor, self.spelling(), self.job_dir, self.module.params["retry_exceptions"])
+        self.launch(argv, "resumed", docker_env_file, process_env)
+
+    def remove_leftovers(self):
+        """Remove the Compose projects of this job's trials (only while no Harbor works on it)."""
+        projects = leftover_projects(self.runtime.compose_projects(), trial_names(self.host_job_dir))
+        if projects and not self.module.check_mode:
+            for project in projects:
+                self.runtime.compose_down(project)
+        return projects
+
+    def cancel(self, pids):
+        grace = self.module.params["cancel_grace_period"]
+        self.result["pids_signalled"] = pids
+        self.result["action"] = "cancelled"
+        self.result["changed"] = True
+        if self.module.check_mode:
+            return
+        for pid in pids:
+            self.runtime.send_signal(pid, signal.SIGTERM)
+        deadline = time.time() + grace
+        remaining = pids
+        while remaining and time.time() < deadline:
+            time.sleep(1)
+            remaining = self.pids()
+        for pid in remaining:
+            self.runtime.send_signal(pid, signal.SIGKILL)
+        if remaining:
+            time.sleep(2)
+            self.result["killed"] = remaining
+
+    def wait_finished(self, started_at):
+        params = self.module.params
+        while True:
+            summary = self.summary()
+            if summary is not None and summary["status"] == "finished":
+                return
+            pids = self.pids()
+            if not pids:
+                summary = self.summary()
+                if summary is not None and summary["status"] == "finished":
+                    return
+                self.report("interrupted" if summary is not None else "absent", summary, pids)
+                self.fail("Harbor stopped before job %s finished. Harbor output:\n%s" % (self.name, self.files.log_tail()))
+            if time.time() - started_at >= params["timeout"]:
+                self.report("running", summary, pids)
+                progress = self.result.get("progress") or {}
+                self.fail(
+                    "timed out after %d s waiting for job %s; it is still running (pid %s): %s of %s trials completed"
+                    % (params["timeout"], self.name, pids[0], progress.get("n_completed"), progress.get("n_total"))
+                )
+            time.sleep(max(1, min(params["poll_interval"], params["timeout"] - (time.time() - started_at) + 1)))
+
+    # --- states --------------------------------------------------------------------------
+
+    def ensure(self, state):
+        started_at = time.time()
+        self.runtime.check_container()
+        job_state, summary, pids = self.probe()
+
+        if state == "cancelled":
+            if job_state == "running":
+                self.cancel(pids)
+            if job_state in ("running", "interrupted"):
+                removed = self.remove_leftovers() if not (self.module.check_mode and job_state == "running") else []
+                self.result["removed_projects"] = removed
+                if removed and self.result["action"] == "none":
+                    self.result["action"] = "cleaned"
+                    self.result["changed"] = True
+        elif state == "resumed":
+            if job_state == "absent":
+                raise HarborJobError("job %s does not exist in %s: nothing to resume" % (self.name, self.host_jobs_dir))
+            retry = set(retry_types(self.module.params["retry_exceptions"]))
+            if job_state == "interrupted" or (job_state == "finished" and retry.intersection((summary or {}).get("exceptions") or {})):
+                self.resume()
+        else:
+            if job_state == "absent":
+                self.submit()
+            elif job_state == "interrupted":
+                self.resume()
+
+        if self.module.check_mode:
+            self.report(job_state, summary, pids)
+            return self.result
+
+        job_state, summary, pids = self.probe()
+        if state == "finished" and job_state != "finished":
+            self.wait_finished(started_at)
+            job_state, summary, pids = self.probe()
+        self.report(job_state, summary, pids)
+        if job_state in ("finished", "interrupted") and self.files.remove("env"):
+            self.result["env_file_removed"] = True
+        return self.result
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            name=dict(type="str"),
+            name_prefix=dict(type="str", default="job"),
+            state=dict(type="str", default="finished", choices=["started", "finished", "resumed", "cancelled"]),
+            config=dict(type="raw"),
+            datasets=dict(type="list", elements="str", default=[]),
+            agents=dict(type="list", elements="str", default=[]),
+            jobs_dir=dict(type="str", required=True),
+            host_jobs_dir=dict(type="path"),
+            container=dict(type="str"),
+            docker_executable=dict(type="str", default="docker"),
+            harbor_executable=dict(type="str", default="harbor"),
+            cli_spelling=dict(type="str", default="auto", choices=["auto", "job", "jobs"]),
+            concurrency=dict(type="int"),
+            extra_args=dict(type="list", elements="str", default=[]),
+            env=dict(type="dict", default={}, no_log=True),
+            chdir=dict(type="str"),
+            retry_exceptions=dict(type="list", elements="str", default=[]),
+            timeout=dict(type="int", default=7200),
+            poll_interval=dict(type="int", default=10),
+            start_timeout=dict(type="int", default=180),
+            cancel_grace_period=dict(type="int", default=90),
+        ),
+        required_if=[("state", "resumed", ("name",)), ("state", "cancelled", ("name",))],
+        supports_check_mode=True,
+    )
+    params = module.params
+    if params["name"] is None:
+        problem = job_name_problem(params["name_prefix"])
+        if problem:
+            module.fail_json(msg="name_prefix %r is not usable: %s" % (params["name_prefix"], problem))
+        name = default_job_name(params["name_prefix"])
+    else:
+        name = params["name"]
+    problem = job_name_problem(name)
+    if problem:
+        module.fail_json(msg="name %r refused: %s" % (name, problem))
+    for option in ("timeout", "poll_interval", "start_timeout", "cancel_grace_period"):
+        if params[option] < 0:
+            module.fail_json(msg="%s must not be negative, got %d" % (option, params[option]))
+    if params["concurrency"] is not None and params["concurrency"] < 1:
+        module.fail_json(msg="concurrency must be at least 1, got %d" % params["concurrency"])
+    if not params["jobs_dir"].startswith("/"):
+        module.fail_json(msg="jobs_dir must be an absolute path, got %r" % params["jobs_dir"])
+    problems = env_problems(params["env"], "docker" if params["container"] else "dotenv")
+    if problems:
+        module.fail_json(msg="env refused: " + "; ".join(problems))
+
+    job = HarborJob(module, name)
+    try:
+        result = job.ensure(params["state"])
+    except HarborJobError as exc:
+        job.fail(str(exc))
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

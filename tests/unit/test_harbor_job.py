@@ -1,0 +1,202 @@
+"""harbor_job's main() through AnsibleModule.
+
+Real Harbor submissions, waits, cancels and resumes run in the harbor_modules Molecule
+scenario; here: refusals, check mode (the exact commands), and the decisions taken on the
+real finished, errored and interrupted fixture jobs, which need no Harbor process.
+"""
+
+import json
+import os
+import shutil
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COLLECTIONS = os.path.join(ROOT, ".cache", "collections")
+if not os.path.exists(os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime")):
+    os.makedirs(os.path.join(COLLECTIONS, "ansible_collections", "aisbench"), exist_ok=True)
+    os.symlink(ROOT, os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime"))
+if COLLECTIONS not in sys.path:
+    sys.path.insert(0, COLLECTIONS)
+
+from ansible.module_utils.testing import patch_module_args  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import DETACH_SCRIPT  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.modules import harbor_job  # noqa: E402
+
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "harbor")
+SECRET = "sk-test-do-not-print-4242"
+
+
+def run_module(capsys, args):
+    with patch_module_args(args):
+        with pytest.raises(SystemExit) as exc:
+            harbor_job.main()
+    out = capsys.readouterr().out
+    return exc.value.code, json.loads(out), out
+
+
+@pytest.fixture
+def jobs_dir(tmp_path):
+    target = tmp_path / "jobs"
+    shutil.copytree(os.path.join(FIXTURES, "jobs"), target)
+    return str(target)
+
+
+def base(jobs_path, **extra):
+    args = {"jobs_dir": jobs_path, "cli_spelling": "job", "harbor_executable": "/opt/harbor/bin/harbor"}
+    args.update(extra)
+    return args
+
+
+def snapshot(path):
+    listing = []
+    for root, dirs, files in os.walk(path):
+        for name in dirs + files:
+            full = os.path.join(root, name)
+            listing.append((os.path.relpath(full, path), os.path.getsize(full) if os.path.isfile(full) else None))
+    return sorted(listing)
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", "with space", "-rf", ".hidden", "x..y", ""])
+def test_unsafe_names_are_refused_before_anything_happens(capsys, jobs_dir, name):
+    before = snapshot(jobs_dir)
+    rc, result, _ = run_module(capsys, base(jobs_dir, name=name, config={"agents": [{"name": "oracle"}]}))
+    assert rc == 1 and result["msg"].startswith("name %r refused" % name)
+    assert snapshot(jobs_dir) == before
+
+
+def test_unsafe_prefix_is_refused(capsys, jobs_dir):
+    rc, result, _ = run_module(capsys, base(jobs_dir, name_prefix="a/b", config={}))
+    assert rc == 1 and "name_prefix 'a/b' is not usable" in result["msg"]
+
+
+@pytest.mark.parametrize("extra,message", [
+    ({"state": "resumed"}, "state is resumed but all of the following are missing: name"),
+    ({"state": "cancelled"}, "state is cancelled but all of the following are missing: name"),
+    ({"name": "j", "env": {"BAD-KEY": "x"}}, "env key 'BAD-KEY' is not a valid variable name"),
+    ({"name": "j", "env": {"K": "${HOME}"}}, "contains '${'"),
+    ({"name": "j", "concurrency": 0}, "concurrency must be at least 1"),
+    ({"name": "j", "timeout": -1}, "timeout must not be negative"),
+    ({"name": "j", "jobs_dir": "relative/jobs"}, "jobs_dir must be an absolute path"),
+])
+def test_bad_options_fail(capsys, jobs_dir, extra, message):
+    rc, result, _ = run_module(capsys, base(jobs_dir, **extra))
+    assert rc == 1 and message in result["msg"]
+
+
+def test_check_mode_returns_the_exact_command_for_an_inline_config(capsys, jobs_dir):
+    before = snapshot(jobs_dir)
+    config = {"agents": [{"name": "oracle"}, {"name": "nop"}], "datasets": [{"path": "/opt/swebench/tasks/hello"}]}
+    rc, result, out = run_module(capsys, base(
+        jobs_dir, name="smoke", config=config, agents=["nop"], concurrency=2,
+        env={"OPENAI_API_KEY": SECRET}, _ansible_check_mode=True))
+    assert rc == 0 and result["changed"] is True
+    assert result["action"] == "submitted" and result["job_state"] == "absent"
+    matrix = os.path.join(jobs_dir, ".harbor_job", "smoke", "matrix.json")
+    env_file = os.path.join(jobs_dir, ".harbor_job", "smoke", "env")
+    assert result["matrix_path"] == matrix
+    assert result["command"] == ["/opt/harbor/bin/harbor", "job", "start", "-c", matrix, "--job-name", "smoke",
+                                 "-o", jobs_dir, "-y", "-q", "-n", "2", "--env-file", env_file]
+    assert result["exec_command"] == ["sh", "-c", DETACH_SCRIPT, "harbor_job",
+                                      os.path.join(jobs_dir, ".harbor_job", "smoke", "harbor.pid"),
+                                      os.path.join(jobs_dir, ".harbor_job", "smoke", "harbor.log")] + result["command"]
+    assert SECRET not in out
+    assert snapshot(jobs_dir) == before
+
+
+def test_check_mode_in_a_container_and_with_a_file_config(capsys, jobs_dir, tmp_path):
+    matrix = tmp_path / "matrix.yaml"
+    shutil.copy(os.path.join(FIXTURES, "matrices", "errored.yaml"), str(matrix))
+    original = matrix.read_text()
+    args = base(jobs_dir, name="nightly", config=str(matrix), host_jobs_dir=jobs_dir, jobs_dir="/opt/swebench/jobs",
+                container="aisbench-no-such-container", _ansible_check_mode=True)
+    # The container must be running, even in check mode.
+    rc, result, _ = run_module(capsys, args)
+    assert rc == 1 and "runtime container aisbench-no-such-container not found" in result["msg"]
+    # Without filters a file config goes to Harbor untouched (on the target here).
+    del args["container"]
+    rc, result, _ = run_module(capsys, args)
+    assert rc == 0 and result["command"][3:5] == ["-c", str(matrix)]
+    assert "matrix_path" not in result
+    assert result["job_dir"] == "/opt/swebench/jobs/nightly"
+    assert result["host_job_dir"] == os.path.join(jobs_dir, "nightly")
+    # With a filter the module reads it (JSON or YAML) and points Harbor to the filtered copy.
+    rc, result, _ = run_module(capsys, dict(args, datasets=["hello"]))
+    assert rc == 0 and result["command"][3:5] == ["-c", "/opt/swebench/jobs/.harbor_job/nightly/matrix.json"]
+    assert matrix.read_text() == original
+
+
+def test_filter_without_match_fails_before_anything_happens(capsys, jobs_dir):
+    before = snapshot(jobs_dir)
+    rc, result, _ = run_module(capsys, base(jobs_dir, name="n", config=os.path.join(FIXTURES, "matrices", "two-agents.yaml"),
+                                            agents=["openhands"]))
+    assert rc == 1
+    assert result["msg"] == "no agent matches the agents filter ['openhands']; the config has: oracle, nop"
+    assert snapshot(jobs_dir) == before
+
+
+def test_submission_needs_a_config(capsys, jobs_dir):
+    rc, result, _ = run_module(capsys, base(jobs_dir, name="new-job"))
+    assert rc == 1 and result["msg"] == "config is required to submit job new-job (it does not exist yet)"
+
+
+def test_generated_name(capsys, jobs_dir):
+    rc, result, _ = run_module(capsys, base(jobs_dir, name_prefix="nightly", config={}, _ansible_check_mode=True))
+    assert rc == 0 and result["name"].startswith("nightly-") and len(result["name"]) == len("nightly-YYYYMMDD-HHMMSS")
+
+
+@pytest.mark.parametrize("state", ["finished", "started"])
+def test_finished_job_is_not_submitted_again(capsys, jobs_dir, state):
+    before = snapshot(jobs_dir)
+    rc, result, _ = run_module(capsys, base(jobs_dir, name="pass-fail", state=state, config={"datasets": []}))
+    assert rc == 0 and result["changed"] is False
+    assert result["action"] == "none" and result["job_state"] == "finished"
+    assert result["progress"] == {"n_total": 2, "n_completed": 2, "n_errored": 0, "n_running": 0, "n_pending": 0,
+                                  "n_cancelled": 0, "n_pass": 1, "pass_at_1": 0.5}
+    assert result["summary"]["benchmarks"] == ["hello"]
+    assert snapshot(jobs_dir) == before
+
+
+def test_resumed_leaves_a_finished_job_without_retryable_trials_alone(capsys, jobs_dir):
+    rc, result, _ = run_module(capsys, base(jobs_dir, name="errored", state="resumed"))
+    assert rc == 0 and result["changed"] is False and result["job_state"] == "finished"
+
+
+def test_resumed_reruns_trials_that_failed_with_a_listed_exception(capsys, jobs_dir):
+    rc, result, _ = run_module(capsys, base(jobs_dir, name="errored", state="resumed",
+                                            retry_exceptions=["RuntimeError"], _ansible_check_mode=True))
+    assert rc == 0 and result["changed"] is True and result["action"] == "resumed"
+    assert result["command"] == ["/opt/harbor/bin/harbor", "job", "resume", "-p", os.path.join(jobs_dir, "errored"),
+                                 "-f", "CancelledError", "-f", "RuntimeError"]
+
+
+def test_interrupted_job_is_resumed_not_resubmitted(capsys, jobs_dir):
+    rc, result, _ = run_module(capsys, base(jobs_dir, name="interrupted", state="finished",
+                                            config={"agents": []}, _ansible_check_mode=True))
+    assert rc == 0 and result["changed"] is True
+    assert result["job_state"] == "interrupted" and result["action"] == "resumed"
+    assert result["command"][2:5] == ["resume", "-p", os.path.join(jobs_dir, "interrupted")]
+    assert result["progress"]["n_cancelled"] == 1
+    assert "summary" not in result
+
+
+def test_resuming_a_missing_job_fails(capsys, jobs_dir):
+    rc, result, _ = run_module(capsys, base(jobs_dir, name="ghost", state="resumed"))
+    assert rc == 1 and result["msg"] == "job ghost does not exist in %s: nothing to resume" % jobs_dir
+
+
+def test_cancelling_a_job_that_does_not_run_changes_nothing(capsys, jobs_dir):
+    """Looks for the job's leftover trial containers on the real engine, finds none."""
+    before = snapshot(jobs_dir)
+    for name in ("interrupted", "pass-fail", "ghost"):
+        rc, result, _ = run_module(capsys, base(jobs_dir, name=name, state="cancelled"))
+        assert rc == 0 and result["changed"] is False, result
+        assert result["action"] == "none"
+    assert snapshot(jobs_dir) == before
+
+
+def test_missing_harbor_is_a_clear_failure(capsys, jobs_dir):
+    args = base(jobs_dir, name="fresh", config={}, cli_spelling="auto", harbor_executable="/nonexistent/harbor")
+    rc, result, _ = run_module(capsys, args)
+    assert rc == 1 and result["msg"] == "harbor_executable /nonexistent/harbor not found on the target"

@@ -1,0 +1,115 @@
+"""harbor_job_info's main() through AnsibleModule, on copies of the real fixture jobs."""
+
+import json
+import os
+import shutil
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COLLECTIONS = os.path.join(ROOT, ".cache", "collections")
+if not os.path.exists(os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime")):
+    os.makedirs(os.path.join(COLLECTIONS, "ansible_collections", "aisbench"), exist_ok=True)
+    os.symlink(ROOT, os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime"))
+if COLLECTIONS not in sys.path:
+    sys.path.insert(0, COLLECTIONS)
+
+from ansible.module_utils.testing import patch_module_args  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.modules import harbor_job_info  # noqa: E402
+
+FIXTURE_JOBS = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs")
+
+
+def run_module(capsys, args):
+    with patch_module_args(args):
+        with pytest.raises(SystemExit) as exc:
+            harbor_job_info.main()
+    result = json.loads(capsys.readouterr().out)
+    return exc.value.code, result
+
+
+@pytest.fixture
+def jobs_dir(tmp_path):
+    target = tmp_path / "jobs"
+    shutil.copytree(FIXTURE_JOBS, target)
+    return str(target)
+
+
+def test_all_jobs(capsys, jobs_dir):
+    rc, result = run_module(capsys, {"jobs_dir": jobs_dir})
+    assert rc == 0 and result["changed"] is False
+    assert [j["name"] for j in result["jobs"]] == sorted(os.listdir(jobs_dir))
+    assert result["errors"] == []
+    assert "files" not in result
+    rows = {(r["benchmark"], r["agent"], r["model"]) for r in result["pass_at_1"]}
+    assert ("hello", "oracle", None) in rows and ("slow", "oracle", None) in rows
+
+
+def test_one_job_pass_at_1(capsys, jobs_dir):
+    rc, result = run_module(capsys, {"jobs_dir": jobs_dir, "jobs": ["pass-fail"]})
+    assert rc == 0
+    assert len(result["jobs"]) == 1 and result["jobs"][0]["pass_at_1"] == 0.5
+    assert result["pass_at_1"] == [{"benchmark": "hello", "agent": "oracle", "model": None, "jobs": ["pass-fail"],
+                                    "n_completed": 2, "n_errored": 0, "n_cancelled": 0, "n_pass": 1, "pass_at_1": 0.5}]
+
+
+def test_corrupt_job_is_reported_and_others_summarized(capsys, jobs_dir):
+    with open(os.path.join(jobs_dir, "two-agents", "result.json"), "w") as handle:
+        handle.write('{"id": ')
+    os.unlink(os.path.join(jobs_dir, "errored", "config.json"))
+    rc, result = run_module(capsys, {"jobs_dir": jobs_dir, "jobs": ["two-agents", "errored", "pass-fail", "ghost"]})
+    assert rc == 0
+    errors = {e["job"]: e["error"] for e in result["errors"]}
+    assert errors["two-agents"].startswith("result.json is not valid JSON")
+    assert errors["errored"] == "config.json is missing"
+    assert errors["ghost"] == "job directory not found"
+    jobs = {j["name"]: j for j in result["jobs"]}
+    assert jobs["pass-fail"]["error"] is None and jobs["pass-fail"]["pass_at_1"] == 0.5
+    assert jobs["two-agents"]["status"] == "error" and jobs["two-agents"]["n_completed"] == 4
+
+
+def test_reports_written(capsys, jobs_dir, tmp_path):
+    out = tmp_path / "reports" / "nightly"
+    rc, result = run_module(capsys, {"jobs_dir": jobs_dir, "jobs": ["latest"], "output_dir": str(out),
+                                     "output_timestamp": "run-42"})
+    assert rc == 0 and result["changed"] is True
+    assert result["files"] == {f: str(out / ("summary-run-42." + f)) for f in ("json", "csv", "md")}
+    assert sorted(os.listdir(str(out))) == ["summary-run-42.csv", "summary-run-42.json", "summary-run-42.md"]
+    with open(result["files"]["json"]) as handle:
+        assert [j["name"] for j in json.load(handle)["jobs"]] == [result["jobs"][0]["name"]]
+
+
+def test_reports_only_some_formats_with_generated_timestamp(capsys, jobs_dir, tmp_path):
+    rc, result = run_module(capsys, {"jobs_dir": jobs_dir, "output_dir": str(tmp_path), "output_formats": ["md", "md"]})
+    assert rc == 0
+    assert list(result["files"]) == ["md"]
+    name = os.path.basename(result["files"]["md"])
+    assert name.startswith("summary-") and len(name) == len("summary-YYYYMMDD-HHMMSS.md")
+
+
+def test_check_mode_writes_nothing(capsys, jobs_dir, tmp_path):
+    out = tmp_path / "reports"
+    rc, result = run_module(capsys, {"jobs_dir": jobs_dir, "output_dir": str(out), "_ansible_check_mode": True})
+    assert rc == 0 and result["changed"] is True
+    assert set(result["files"]) == {"json", "csv", "md"}
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("args,message", [
+    ({"jobs_dir": "/nonexistent/jobs"}, "jobs_dir /nonexistent/jobs is not a directory"),
+    ({"output_timestamp": "../x"}, "output_timestamp '../x' refused"),
+    ({"output_formats": ["xml"]}, "value of output_formats must be one or more of"),
+])
+def test_bad_options_fail(capsys, jobs_dir, args, message):
+    rc, result = run_module(capsys, dict({"jobs_dir": jobs_dir}, **args))
+    assert rc == 1 and result["failed"] is True
+    assert message in result["msg"]
+
+
+def test_output_dir_that_is_a_file(capsys, jobs_dir, tmp_path):
+    target = tmp_path / "file"
+    target.write_text("x")
+    rc, result = run_module(capsys, {"jobs_dir": jobs_dir, "output_dir": str(target)})
+    assert rc == 1 and "exists and is not a directory" in result["msg"]
+    assert target.read_text() == "x"

@@ -1,0 +1,373 @@
+"""harbor_results on real Harbor 0.25 job directories (tests/fixtures/harbor/jobs).
+
+The fixture jobs were produced by real Harbor runs (see tests/fixtures/harbor/README.md):
+the tasks are built so that the oracle passes hello-pass and fails hello-fail, nop fails
+both, broken-verifier and broken-env error, and sleepy runs long enough to be interrupted.
+Damaged variants are made here from copies of those real files.
+"""
+
+import csv
+import glob
+import json
+import os
+import shutil
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COLLECTIONS = os.path.join(ROOT, ".cache", "collections")
+if not os.path.exists(os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime")):
+    os.makedirs(os.path.join(COLLECTIONS, "ansible_collections", "aisbench"), exist_ok=True)
+    os.symlink(ROOT, os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime"))
+if COLLECTIONS not in sys.path:
+    sys.path.insert(0, COLLECTIONS)
+
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_results as hr  # noqa: E402
+
+FIXTURE_JOBS = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs")
+
+
+@pytest.fixture
+def jobs_dir(tmp_path):
+    """A writable copy of the real fixture jobs."""
+    target = tmp_path / "jobs"
+    shutil.copytree(FIXTURE_JOBS, target, symlinks=True)
+    return str(target)
+
+
+def trial_dirs(job_path):
+    return sorted(d for d in glob.glob(os.path.join(job_path, "*")) if os.path.isdir(d))
+
+
+def load(path):
+    with open(path) as handle:
+        return json.load(handle)
+
+
+def save(path, data):
+    with open(path, "w") as handle:
+        json.dump(data, handle, indent=4)
+
+
+def by_name(result):
+    return {job["name"]: job for job in result["jobs"]}
+
+
+# --- single jobs ---------------------------------------------------------------------------
+
+def test_pass_fail_job_from_job_result():
+    job = hr.summarize_job(os.path.join(FIXTURE_JOBS, "pass-fail"))
+    assert job["status"] == "finished"
+    assert job["source"] == "job_result"
+    assert job["error"] is None
+    assert (job["n_total"], job["n_completed"], job["n_errored"], job["n_running"], job["n_pending"]) == (2, 2, 0, 0, 0)
+    assert job["n_pass"] == 1
+    assert job["pass_at_1"] == 0.5
+    assert job["mean_reward"] == 0.5
+    assert job["benchmarks"] == ["hello"]
+    assert job["agents"] == ["oracle"]
+    assert job["models"] == []
+    assert job["exceptions"] == {}
+    assert job["n_input_tokens"] is None and job["cost_usd"] is None
+    raw = load(os.path.join(FIXTURE_JOBS, "pass-fail", "result.json"))
+    assert job["started_at"] == raw["started_at"]
+    assert job["finished_at"] == raw["finished_at"]
+    # Harbor's own mean metric agrees with our mean reward.
+    assert raw["stats"]["evals"]["oracle__hello"]["metrics"][0]["mean"] == job["evals"][0]["mean_reward"]
+
+
+def test_errored_trials_are_counted_as_failures_with_their_exception_types():
+    job = hr.summarize_job(os.path.join(FIXTURE_JOBS, "errored"))
+    assert job["status"] == "finished"
+    assert job["n_total"] == 3 and job["n_completed"] == 3 and job["n_errored"] == 2
+    assert job["exceptions"] == {"RewardFileNotFoundError": 1, "RuntimeError": 1}
+    assert job["benchmarks"] == ["broken", "hello"]
+    evals = {ev["benchmark"]: ev for ev in job["evals"]}
+    assert evals["broken"]["n_completed"] == 2
+    assert evals["broken"]["n_errored"] == 2
+    assert evals["broken"]["pass_at_1"] == 0.0
+    assert evals["hello"]["pass_at_1"] == 1.0
+    assert job["pass_at_1"] == pytest.approx(1 / 3, abs=1e-6)
+    # The same exception types as each trial's own result.json.
+    trial_types = sorted(
+        load(os.path.join(d, "result.json"))["exception_info"]["exception_type"]
+        for d in trial_dirs(os.path.join(FIXTURE_JOBS, "errored"))
+        if load(os.path.join(d, "result.json"))["exception_info"]
+    )
+    assert sorted(job["exceptions"]) == trial_types
+
+
+def test_two_agents_get_one_eval_each():
+    job = hr.summarize_job(os.path.join(FIXTURE_JOBS, "two-agents"))
+    assert job["agents"] == ["nop", "oracle"]
+    evals = {ev["agent"]: ev for ev in job["evals"]}
+    assert evals["oracle"]["pass_at_1"] == 0.5
+    assert evals["nop"]["pass_at_1"] == 0.0
+    assert evals["nop"]["key"] == "nop__hello"
+    assert job["n_completed"] == 4 and job["n_pass"] == 1
+
+
+def test_model_with_a_slash_is_split_out_of_the_eval_key():
+    job = hr.summarize_job(os.path.join(FIXTURE_JOBS, "nop-with-model"))
+    assert job["evals"][0]["key"] == "nop__acme/fake-model-1__hello"
+    assert (job["evals"][0]["agent"], job["evals"][0]["model"], job["evals"][0]["benchmark"]) == ("nop", "acme/fake-model-1", "hello")
+    assert job["models"] == ["acme/fake-model-1"]
+
+
+def test_running_snapshot_counts_the_trial_without_result_as_running():
+    job = hr.summarize_job(os.path.join(FIXTURE_JOBS, "running"))
+    assert job["status"] == "unfinished"
+    assert job["source"] == "job_result+trial_results"
+    assert job["finished_at"] is None
+    assert (job["n_total"], job["n_completed"], job["n_running"], job["n_pending"]) == (3, 0, 1, 2)
+    assert job["pass_at_1"] is None
+    # No results yet: benchmarks and agents come from config.json.
+    assert job["benchmarks"] == ["slow", "hello"]
+    assert job["agents"] == ["oracle"]
+
+
+def test_interrupted_job_reports_the_cancelled_trial_and_leaves_it_out_of_pass_at_1():
+    job = hr.summarize_job(os.path.join(FIXTURE_JOBS, "interrupted"))
+    assert job["status"] == "unfinished"
+    assert job["n_completed"] == 1 and job["n_cancelled"] == 1 and job["n_errored"] == 1
+    assert job["n_pending"] == 2
+    assert job["exceptions"] == {"CancelledError": 1}
+    assert job["pass_at_1"] is None
+
+
+def test_resumed_job_is_finished_with_the_rerun_trial():
+    job = hr.summarize_job(os.path.join(FIXTURE_JOBS, "resumed"))
+    assert job["status"] == "finished"
+    assert job["n_total"] == 3 and job["n_completed"] == 3 and job["n_cancelled"] == 0
+    assert job["n_pass"] == 2
+    assert sorted(job["benchmarks"]) == ["hello", "slow"]
+
+
+@pytest.mark.parametrize("name", ["pass-fail", "errored", "two-agents", "nop-with-model", "resumed"])
+def test_trial_scan_agrees_with_the_job_result(jobs_dir, name):
+    """Summarizing from the trial files alone gives the same numbers as the job-level file."""
+    from_job = hr.summarize_job(os.path.join(jobs_dir, name))
+    os.unlink(os.path.join(jobs_dir, name, "result.json"))
+    from_trials = hr.summarize_job(os.path.join(jobs_dir, name))
+    assert from_trials["source"] == "trial_results"
+    assert from_trials["status"] == "error"
+    assert "result.json is missing" in from_trials["error"]
+    for field in ("n_completed", "n_errored", "n_pass", "pass_at_1", "mean_reward", "exceptions", "n_total"):
+        assert from_trials[field] == from_job[field], field
+    strip = [{k: v for k, v in ev.items() if k != "key"} for ev in from_job["evals"]]
+    assert [{k: v for k, v in ev.items() if k != "key"} for ev in from_trials["evals"]] == strip
+
+
+def test_unfinished_job_reads_trials_the_job_result_does_not_list_yet(jobs_dir):
+    """A trial that ended after Harbor's last job-level write is read from its own file."""
+    path = os.path.join(jobs_dir, "pass-fail")
+    raw = load(os.path.join(path, "result.json"))
+    raw["finished_at"] = None
+    buckets = raw["stats"]["evals"]["oracle__hello"]["reward_stats"]["reward"]
+    late = buckets.pop("1.0")
+    save(os.path.join(path, "result.json"), raw)
+    job = hr.summarize_job(path)
+    assert job["status"] == "unfinished"
+    assert late and job["n_completed"] == 2 and job["n_pass"] == 1
+
+
+def test_trials_removed_by_a_resume_are_not_counted(jobs_dir):
+    path = os.path.join(jobs_dir, "pass-fail")
+    raw = load(os.path.join(path, "result.json"))
+    raw["finished_at"] = None
+    save(os.path.join(path, "result.json"), raw)
+    shutil.rmtree([d for d in trial_dirs(path) if "hello-pass" in d][0])
+    job = hr.summarize_job(path)
+    assert job["n_completed"] == 1 and job["n_pass"] == 0 and job["n_pending"] == 1
+
+
+def test_token_and_cost_totals_add_up(jobs_dir):
+    """Oracle and nop report no usage; give the real trial files some and summarize again."""
+    path = os.path.join(jobs_dir, "nop-with-model")
+    os.unlink(os.path.join(path, "result.json"))
+    usage = [(1000, 100, 50, 0.25), (3000, 0, 70, 0.5)]
+    for trial, (n_in, n_cache, n_out, cost) in zip(trial_dirs(path), usage):
+        result = load(os.path.join(trial, "result.json"))
+        result["agent_result"].update(n_input_tokens=n_in, n_cache_tokens=n_cache, n_output_tokens=n_out, cost_usd=cost)
+        save(os.path.join(trial, "result.json"), result)
+    job = hr.summarize_job(path)
+    assert (job["n_input_tokens"], job["n_cache_tokens"], job["n_output_tokens"]) == (4000, 100, 120)
+    assert job["cost_usd"] == pytest.approx(0.75)
+
+
+def test_job_level_token_totals_are_used_for_finished_jobs(jobs_dir):
+    path = os.path.join(jobs_dir, "pass-fail")
+    raw = load(os.path.join(path, "result.json"))
+    raw["stats"].update(n_input_tokens=12, n_cache_tokens=0, n_output_tokens=3, cost_usd=0.01)
+    save(os.path.join(path, "result.json"), raw)
+    job = hr.summarize_job(path)
+    assert (job["n_input_tokens"], job["n_cache_tokens"], job["n_output_tokens"], job["cost_usd"]) == (12, 0, 3, 0.01)
+
+
+# --- damaged files -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("content,message", [
+    (b"", "result.json is empty"),
+    (b'{"id": "6f03", "started_at": "2026-12-02T18:38:21"', "result.json is not valid JSON"),
+    (b"[1, 2]", "result.json is not an object"),
+    (b"\xff\xfe garbage", "result.json is not valid JSON"),
+])
+def test_corrupt_job_result_is_reported_and_trials_still_counted(jobs_dir, content, message):
+    path = os.path.join(jobs_dir, "pass-fail")
+    with open(os.path.join(path, "result.json"), "wb") as handle:
+        handle.write(content)
+    job = hr.summarize_job(path)
+    assert job["status"] == "error"
+    assert message in job["error"]
+    assert job["n_completed"] == 2 and job["n_pass"] == 1
+
+
+def test_missing_config_is_reported_but_the_result_is_used(jobs_dir):
+    path = os.path.join(jobs_dir, "two-agents")
+    os.unlink(os.path.join(path, "config.json"))
+    job = hr.summarize_job(path)
+    assert job["status"] == "finished"
+    assert job["error"] == "config.json is missing"
+    assert job["pass_at_1"] == 0.25
+
+
+def test_corrupt_trial_result_in_a_running_job_is_listed(jobs_dir):
+    path = os.path.join(jobs_dir, "interrupted")
+    trial = trial_dirs(path)[0]
+    os.unlink(os.path.join(path, "result.json"))
+    with open(os.path.join(trial, "result.json"), "w") as handle:
+        handle.write('{"trial_name": "cut')
+    job = hr.summarize_job(path)
+    assert job["trial_errors"] == [{"trial": os.path.basename(trial), "error": "result.json is not valid JSON"}]
+    assert job["n_completed"] == 0
+    assert job["n_total"] == 3  # from lock.json
+
+
+def test_job_directory_not_found(tmp_path):
+    job = hr.summarize_job(str(tmp_path / "nope"))
+    assert job["status"] == "error" and job["error"] == "job directory not found"
+
+
+def test_unreadable_job_result(jobs_dir):
+    if os.geteuid() == 0:
+        # root reads anything: make result.json a directory instead.
+        path = os.path.join(jobs_dir, "pass-fail", "result.json")
+        os.unlink(path)
+        os.mkdir(path)
+    else:
+        os.chmod(os.path.join(jobs_dir, "pass-fail", "result.json"), 0)
+    job = hr.summarize_job(os.path.join(jobs_dir, "pass-fail"))
+    assert job["status"] == "error"
+    assert "cannot read result.json" in job["error"]
+
+
+# --- selection and odd names ---------------------------------------------------------------
+
+ODD_NAMES = ["with space", "ünïcode-名前", "brackets[1]", "-leading-dash", "star*name", "quote'\"name"]
+
+
+@pytest.fixture
+def odd_jobs_dir(jobs_dir):
+    for name in ODD_NAMES:
+        shutil.copytree(os.path.join(jobs_dir, "pass-fail"), os.path.join(jobs_dir, name))
+    os.makedirs(os.path.join(jobs_dir, ".harbor_job", "pass-fail"))
+    os.makedirs(os.path.join(jobs_dir, "not-a-job", "empty"))
+    with open(os.path.join(jobs_dir, "stray-file.json"), "w") as handle:
+        handle.write("{}")
+    return jobs_dir
+
+
+def test_all_lists_job_directories_only(odd_jobs_dir):
+    names = hr.list_jobs(odd_jobs_dir)
+    assert ".harbor_job" not in names and "not-a-job" not in names and "stray-file.json" not in names
+    assert set(ODD_NAMES) <= set(names)
+    result = hr.summarize(odd_jobs_dir, ["all"])
+    jobs = by_name(result)
+    for name in ODD_NAMES:
+        assert jobs[name]["status"] == "finished" and jobs[name]["pass_at_1"] == 0.5
+
+
+def test_exact_names_win_over_glob_reading(odd_jobs_dir):
+    assert hr.select_jobs(odd_jobs_dir, ["brackets[1]"]) == (["brackets[1]"], [])
+    assert hr.select_jobs(odd_jobs_dir, ["star*name"]) == (["star*name"], [])
+    assert hr.select_jobs(odd_jobs_dir, ["-leading-dash", "with space"]) == (["-leading-dash", "with space"], [])
+
+
+def test_globs_latest_and_unmatched_names(odd_jobs_dir):
+    selected, unmatched = hr.select_jobs(odd_jobs_dir, ["*-agents", "pass-*", "missing-job", "nothing-*"])
+    assert selected == ["two-agents", "pass-fail"]
+    assert unmatched == ["missing-job"]
+    # latest: the job whose result.json records the latest start.
+    starts = {}
+    for name in hr.list_jobs(odd_jobs_dir):
+        try:
+            starts[name] = load(os.path.join(odd_jobs_dir, name, "result.json"))["started_at"]
+        except (OSError, ValueError):
+            pass
+    newest = max(starts.values())
+    latest, _ = hr.select_jobs(odd_jobs_dir, ["latest"])
+    assert len(latest) == 1 and starts[latest[0]] == newest
+
+
+def test_unmatched_name_is_reported_as_a_job_with_an_error(jobs_dir):
+    result = hr.summarize(jobs_dir, ["pass-fail", "missing-job"])
+    jobs = by_name(result)
+    assert jobs["missing-job"]["error"] == "job directory not found"
+    assert jobs["pass-fail"]["error"] is None
+
+
+def test_latest_of_an_empty_directory(tmp_path):
+    assert hr.select_jobs(str(tmp_path), ["latest"]) == ([], [])
+    assert hr.summarize(str(tmp_path), ["all"]) == {"jobs": [], "pass_at_1": []}
+
+
+# --- pass@1 table and reports --------------------------------------------------------------
+
+def test_pass_at_1_table_sums_over_jobs():
+    result = hr.summarize(FIXTURE_JOBS, ["pass-fail", "two-agents", "errored", "nop-with-model"])
+    rows = {(r["benchmark"], r["agent"], r["model"]): r for r in result["pass_at_1"]}
+    oracle = rows[("hello", "oracle", None)]
+    assert sorted(oracle["jobs"]) == ["errored", "pass-fail", "two-agents"]
+    # pass-fail 1/2, two-agents 1/2, errored 1/1.
+    assert (oracle["n_pass"], oracle["n_completed"]) == (3, 5)
+    assert oracle["pass_at_1"] == 0.6
+    assert rows[("hello", "nop", None)]["pass_at_1"] == 0.0
+    assert rows[("hello", "nop", "acme/fake-model-1")]["jobs"] == ["nop-with-model"]
+    assert rows[("broken", "oracle", None)]["n_errored"] == 2
+
+
+def test_write_reports(tmp_path, odd_jobs_dir):
+    result = hr.summarize(odd_jobs_dir, ["all"])
+    paths = hr.write_reports(result, str(tmp_path), timestamp="20261202-060000")
+    assert paths == {fmt: str(tmp_path / ("summary-20261202-060000." + fmt)) for fmt in ("json", "csv", "md")}
+    data = load(paths["json"])
+    assert data["pass_at_1"] == result["pass_at_1"] and len(data["jobs"]) == len(result["jobs"])
+    with open(paths["csv"], newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert list(rows[0]) == list(hr.CSV_COLUMNS)
+    # One row per job and eval (two-agents and errored have two each).
+    assert len(rows) == sum(max(len(j["evals"]), 1) for j in result["jobs"])
+    dash = [r for r in rows if r["job"].endswith("-leading-dash")]
+    assert dash and dash[0]["job"] == "'-leading-dash"  # no spreadsheet formula
+    markdown = open(paths["md"]).read()
+    assert "| hello | oracle |  | 0.5" in markdown
+    assert "brackets[1]" in markdown
+    assert oct(os.stat(paths["md"]).st_mode & 0o777) == "0o644"
+
+
+def test_markdown_lists_problems(jobs_dir):
+    with open(os.path.join(jobs_dir, "pass-fail", "result.json"), "w") as handle:
+        handle.write("{")
+    text = hr.render_markdown(hr.summarize(jobs_dir, ["all"]), "now")
+    assert "## Problems" in text and "`pass-fail`: result.json is not valid JSON" in text
+
+
+@pytest.mark.parametrize("key,expected", [
+    ("oracle__hello", ("oracle", None, "hello")),
+    ("nop__acme/fake-model-1__hello", ("nop", "acme/fake-model-1", "hello")),
+    ("agent__weird__model__set", ("agent", "weird__model", "set")),
+    ("lonely", ("lonely", None, "adhoc")),
+])
+def test_split_eval_key(key, expected):
+    assert hr.split_eval_key(key) == expected
