@@ -30,6 +30,7 @@ def env(tmp_path):
         "AIS_BENCH_ENVIRONMENT_FILE": str(tmp_path / "etc/environment"),
         "AIS_BENCH_MOUNTINFO": str(tmp_path / "mountinfo"),
         "AIS_BENCH_HARBOR_AGENTS_DIR": str(tmp_path / "harbor/agents/installed"),
+        "AIS_BENCH_RUN_DIR": str(tmp_path / "var/run"),
     }
     (tmp_path / "mountinfo").write_text(
         "22 1 0:21 / / rw,relatime - overlay overlay rw\n"
@@ -262,3 +263,29 @@ def test_main_rejects_a_bad_mirror_before_starting_the_engine(env, tmp_path):
     assert result.returncode == 2
     assert "'bad' is not an http(s) URL" in result.stderr
     assert not (tmp_path / "etc/docker/daemon.json").exists()
+
+
+def test_stale_pid_files_are_removed(env, tmp_path):
+    """After a container restart the old pid may belong to another program (here: this test's bash)."""
+    pid_file = tmp_path / "var/run/docker.pid"
+    pid_file.parent.mkdir(parents=True)
+    result = run(env, f'echo $$ > "{pid_file}"; aisbench_clear_stale_pid "{pid_file}" dockerd')
+    assert result.stdout.strip() == f"removed stale {pid_file}"
+    assert not pid_file.exists()
+    assert run(env, f'aisbench_clear_stale_pid "{pid_file}" dockerd').stdout == ""
+
+
+def test_live_pid_files_are_kept(env, tmp_path):
+    """A pid file naming a running process of the expected name stays (an engine that is starting)."""
+    fake = tmp_path / "dockerd"
+    fake.symlink_to(subprocess.run(["bash", "-c", "command -v sleep"], capture_output=True, text=True, check=True).stdout.strip())
+    process = subprocess.Popen([str(fake), "30"])
+    try:
+        pid_file = tmp_path / "var/run/docker.pid"
+        pid_file.parent.mkdir(parents=True)
+        pid_file.write_text(f"{process.pid}\n")
+        assert run(env, f'aisbench_clear_stale_pid "{pid_file}" dockerd').stdout == ""
+        assert pid_file.exists()
+    finally:
+        process.kill()
+        process.wait()
