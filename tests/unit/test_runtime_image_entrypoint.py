@@ -1,0 +1,291 @@
+"""The runtime image's entrypoint (roles/runtime_image/files/aisbench-entrypoint), run by bash.
+
+Each test sources the real script and calls its functions, with the paths it touches under /etc,
+/proc and /usr redirected into a temporary directory through its AIS_BENCH_* variables.
+"""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ENTRYPOINT = Path(__file__).resolve().parents[2] / "roles/runtime_image/files/aisbench-entrypoint"
+HEALTHCHECK = ENTRYPOINT.with_name("aisbench-healthcheck")
+
+
+@pytest.fixture
+def env(tmp_path):
+    """Environment that keeps the script inside tmp_path."""
+    root = tmp_path / "swebench"
+    values = {
+        "PATH": os.environ["PATH"],
+        "AIS_BENCH_ROOT": str(root),
+        "AIS_BENCH_DAEMON_JSON": str(tmp_path / "etc/docker/daemon.json"),
+        "AIS_BENCH_STATE_DIR": str(tmp_path / "run/aisbench"),
+        "AIS_BENCH_BINFMT_DIR": str(tmp_path / "binfmt_misc"),
+        "AIS_BENCH_BINFMT_CONF_DIR": str(tmp_path / "binfmt.d"),
+        "AIS_BENCH_PROFILE_FILE": str(tmp_path / "etc/profile.d/aisbench-platform.sh"),
+        "AIS_BENCH_ENVIRONMENT_FILE": str(tmp_path / "etc/environment"),
+        "AIS_BENCH_MOUNTINFO": str(tmp_path / "mountinfo"),
+        "AIS_BENCH_HARBOR_AGENTS_DIR": str(tmp_path / "harbor/agents/installed"),
+        "AIS_BENCH_RUN_DIR": str(tmp_path / "var/run"),
+    }
+    (tmp_path / "mountinfo").write_text(
+        "22 1 0:21 / / rw,relatime - overlay overlay rw\n"
+        "23 22 0:22 / /proc rw,nosuid - proc proc rw\n"
+    )
+    return values
+
+
+def run(env, snippet, check=True):
+    """Source the entrypoint and run a bash snippet; returns the CompletedProcess."""
+    result = subprocess.run(
+        ["bash", "-c", f'set -euo pipefail; source "{ENTRYPOINT}"; {snippet}'],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_script_is_valid_bash_and_executable():
+    assert os.access(ENTRYPOINT, os.X_OK) and os.access(HEALTHCHECK, os.X_OK)
+    subprocess.run(["bash", "-n", str(ENTRYPOINT)], check=True)
+    subprocess.run(["sh", "-n", str(HEALTHCHECK)], check=True)
+
+
+@pytest.mark.parametrize(
+    ("machine", "expected"),
+    [("x86_64", "amd64"), ("amd64", "amd64"), ("aarch64", "arm64"), ("arm64", "arm64"), ("riscv64", "riscv64")],
+)
+def test_arch_names(env, machine, expected):
+    assert run(env, f"aisbench_arch {machine}").stdout.strip() == expected
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://mirror.example.com", "http://10.0.0.5:5000", "https://mirror.example.com/v2-cache/", "http://m-1.corp:80/a/b"],
+)
+def test_valid_mirrors(env, url):
+    assert run(env, f"aisbench_valid_mirror '{url}'", check=False).returncode == 0
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["mirror.example.com", "ftp://mirror.example.com", "https://", "https://a.example.com/\"x", "https://a b", "http://-bad.example"],
+)
+def test_invalid_mirrors(env, url):
+    assert run(env, f"aisbench_valid_mirror '{url}'", check=False).returncode != 0
+
+
+def test_mirrors_json_empty_and_list(env):
+    assert json.loads(run(env, "aisbench_mirrors_json ''").stdout) == []
+    assert json.loads(run(env, "aisbench_mirrors_json ' , '").stdout) == []
+    mirrors = run(env, "aisbench_mirrors_json 'https://a.example.com, http://b.example.com:5000/,'").stdout
+    assert json.loads(mirrors) == ["https://a.example.com", "http://b.example.com:5000/"]
+
+
+def test_mirrors_json_rejects_a_bad_entry(env):
+    result = run(env, "aisbench_mirrors_json 'https://a.example.com,not-a-url'", check=False)
+    assert result.returncode == 2
+    assert "AIS_BENCH_AGENT_REGISTRY_MIRROR: 'not-a-url' is not an http(s) URL" in result.stderr
+
+
+def test_daemon_json(env):
+    data = json.loads(run(env, "aisbench_daemon_json overlay2 'https://a.example.com'").stdout)
+    assert data == {
+        "exec-opts": ["native.cgroupdriver=cgroupfs"],
+        "storage-driver": "overlay2",
+        "registry-mirrors": ["https://a.example.com"],
+    }
+    assert json.loads(run(env, "aisbench_daemon_json vfs ''").stdout)["registry-mirrors"] == []
+
+
+def test_daemon_json_rejects_a_bad_driver(env):
+    result = run(env, "aisbench_daemon_json 'vfs\"' ''", check=False)
+    assert result.returncode == 2 and "AIS_BENCH_AGENT_STORAGE_DRIVER" in result.stderr
+
+
+def test_write_if_changed(env, tmp_path):
+    target = tmp_path / "etc/docker/daemon.json"
+    assert run(env, f"aisbench_write_if_changed '{target}' 'a'").stdout.strip() == "changed"
+    assert run(env, f"aisbench_write_if_changed '{target}' 'a'").stdout.strip() == "unchanged"
+    assert run(env, f"aisbench_write_if_changed '{target}' 'b'").stdout.strip() == "changed"
+    assert target.read_text() == "b\n"
+
+
+def test_export_platform_on_arm64(env, tmp_path):
+    environment = tmp_path / "etc/environment"
+    environment.parent.mkdir(parents=True)
+    environment.write_text('PATH="/usr/bin"\nDOCKER_DEFAULT_PLATFORM=linux/arm64\n')
+    out = run(env, 'aisbench_export_platform aarch64; echo "$DOCKER_DEFAULT_PLATFORM"').stdout.strip()
+    assert out == "linux/amd64"
+    assert (tmp_path / "etc/profile.d/aisbench-platform.sh").read_text() == "export DOCKER_DEFAULT_PLATFORM=linux/amd64\n"
+    assert environment.read_text() == 'PATH="/usr/bin"\nDOCKER_DEFAULT_PLATFORM=linux/amd64\n'
+    before = environment.stat().st_mtime_ns
+    run(env, "aisbench_export_platform aarch64")
+    assert environment.read_text() == 'PATH="/usr/bin"\nDOCKER_DEFAULT_PLATFORM=linux/amd64\n'
+    assert environment.stat().st_mtime_ns == before
+
+
+def test_export_platform_is_a_no_op_on_amd64(env, tmp_path):
+    out = run(env, 'aisbench_export_platform x86_64; echo "${DOCKER_DEFAULT_PLATFORM:-unset}"').stdout.strip()
+    assert out == "unset"
+    assert not (tmp_path / "etc").exists()
+
+
+@pytest.fixture
+def binfmt(tmp_path):
+    """A fake binfmt_misc directory (register is a plain file here) and qemu-user-static's conf files."""
+    (tmp_path / "binfmt_misc").mkdir()
+    (tmp_path / "binfmt_misc/register").write_text("")
+    conf = tmp_path / "binfmt.d"
+    conf.mkdir()
+    line = ":qemu-x86_64:M::\\x7fELF\\x02\\x01\\x01:\\xff\\xff\\xff:/usr/libexec/qemu-binfmt/x86_64-binfmt-P:POCF"
+    (conf / "qemu-x86_64.conf").write_text(f"# from qemu-user-static\n\n{line}\n")
+    (conf / "qemu-aarch64.conf").write_text(":qemu-aarch64:M::x:y:/usr/bin/qemu-aarch64:F\n")
+    return line
+
+
+def test_binfmt_registers_amd64_on_arm64(env, tmp_path, binfmt):
+    out = run(env, "aisbench_register_binfmt aarch64").stdout
+    assert out.strip() == "binfmt qemu-x86_64: registered"
+    assert (tmp_path / "binfmt_misc/register").read_text() == binfmt + "\n"
+
+
+def test_binfmt_leaves_a_present_handler(env, tmp_path, binfmt):
+    (tmp_path / "binfmt_misc/qemu-x86_64").write_text("enabled\n")
+    assert run(env, "aisbench_register_binfmt aarch64").stdout.strip() == "binfmt qemu-x86_64: present"
+    assert (tmp_path / "binfmt_misc/register").read_text() == ""
+
+
+def test_binfmt_never_registers_the_native_arch(env, tmp_path, binfmt):
+    env = dict(env, AIS_BENCH_BINFMT_ARCHES="aarch64,x86_64")
+    out = run(env, "aisbench_register_binfmt arm64").stdout.splitlines()
+    assert out == ["binfmt qemu-aarch64: skipped (native architecture)", "binfmt qemu-x86_64: registered"]
+    assert "qemu-aarch64" not in (tmp_path / "binfmt_misc/register").read_text()
+
+
+def test_binfmt_does_nothing_on_amd64(env, tmp_path, binfmt):
+    assert run(env, "aisbench_register_binfmt x86_64").stdout == ""
+    assert (tmp_path / "binfmt_misc/register").read_text() == ""
+
+
+def test_binfmt_without_qemu_user_static_fails(env, tmp_path, binfmt):
+    (tmp_path / "binfmt.d/qemu-x86_64.conf").unlink()
+    result = run(env, "aisbench_register_binfmt aarch64", check=False)
+    assert result.returncode == 1 and "install qemu-user-static" in result.stderr
+
+
+def test_patch_agents_counts_and_is_idempotent(env, tmp_path):
+    agents = tmp_path / "harbor/agents/installed"
+    (agents / "cline").mkdir(parents=True)
+    (agents / "aider.py").write_text("original aider\n")
+    (agents / "codex.py").write_text("same\n")
+    (agents / "cline/cline.py").write_text("original cline\n")
+    patches = tmp_path / "swebench/agent-patches"
+    (patches / "cline").mkdir(parents=True)
+    (patches / "aider.py").write_text("patched aider\n")
+    (patches / "codex.py").write_text("same\n")
+    (patches / "cline/cline.py").write_text("patched cline\n")
+    (patches / "unknown_agent.py").write_text("x\n")
+    first = run(env, f"aisbench_patch_agents '{patches}' '{agents}'")
+    assert first.stdout.strip() == "agent patches: 2 patched, 2 skipped"
+    assert "agent patch unknown_agent.py: skipped, Harbor has no unknown_agent.py" in first.stderr
+    assert "agent patch codex.py: skipped, already applied" in first.stderr
+    assert (agents / "aider.py").read_text() == "patched aider\n"
+    assert (agents / "cline/cline.py").read_text() == "patched cline\n"
+    assert not (agents / "unknown_agent.py").exists()
+    second = run(env, f"aisbench_patch_agents '{patches}' '{agents}'")
+    assert second.stdout.strip() == "agent patches: 0 patched, 4 skipped"
+
+
+def test_patch_agents_without_a_patch_directory(env, tmp_path):
+    out = run(env, f"aisbench_patch_agents '{tmp_path}/none' '{tmp_path}'").stdout.strip()
+    assert out == f"agent patches: 0 patched, 0 skipped (no {tmp_path}/none)"
+
+
+@pytest.mark.parametrize(("value", "mode"), [("1", "inner"), ("true", "inner"), ("0", "host"), ("no", "host")])
+def test_docker_mode_from_the_variable(env, value, mode):
+    assert run(dict(env, AIS_BENCH_AGENT_INNER_DOCKER=value), "aisbench_docker_mode").stdout.strip() == mode
+
+
+def test_docker_mode_rejects_other_values(env):
+    result = run(dict(env, AIS_BENCH_AGENT_INNER_DOCKER="maybe"), "aisbench_docker_mode", check=False)
+    assert result.returncode == 2 and "is not 0, 1 or auto" in result.stderr
+
+
+def test_docker_mode_detects_a_mounted_socket(env, tmp_path):
+    assert run(env, "aisbench_docker_mode").stdout.strip() == "inner"
+    with open(tmp_path / "mountinfo", "a", encoding="utf-8") as mountinfo:
+        mountinfo.write("700 22 0:5 /docker.sock /run/docker.sock rw,nosuid - tmpfs tmpfs rw\n")
+    assert run(env, "aisbench_docker_mode").stdout.strip() == "host"
+    assert run(dict(env, AIS_BENCH_AGENT_INNER_DOCKER="1"), "aisbench_docker_mode").stdout.strip() == "inner"
+
+
+def test_main_in_host_mode_patches_and_execs(env, tmp_path):
+    agents = tmp_path / "harbor/agents/installed"
+    agents.mkdir(parents=True)
+    (agents / "aider.py").write_text("original\n")
+    patches = tmp_path / "swebench/agent-patches"
+    patches.mkdir(parents=True)
+    (patches / "aider.py").write_text("patched\n")
+    result = subprocess.run(
+        [str(ENTRYPOINT), "sh", "-c", 'echo "exec: $0 $1"', "a", "b"],
+        env=dict(env, AIS_BENCH_AGENT_INNER_DOCKER="0"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "exec: a b"
+    assert "agent patches: 1 patched, 0 skipped" in result.stderr
+    assert "host-socket mode" in result.stderr
+    assert (tmp_path / "run/aisbench/docker-mode").read_text() == "host\n"
+    for sub in ("jobs", "tasks", "config", "logs", "agent-patches", "run"):
+        assert (tmp_path / "swebench" / sub).is_dir()
+    assert not (tmp_path / "etc/docker/daemon.json").exists()
+
+
+def test_main_rejects_a_bad_mirror_before_starting_the_engine(env, tmp_path):
+    result = subprocess.run(
+        [str(ENTRYPOINT), "true"],
+        env=dict(env, AIS_BENCH_AGENT_INNER_DOCKER="1", AIS_BENCH_AGENT_REGISTRY_MIRROR="https://ok.example.com,bad"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "'bad' is not an http(s) URL" in result.stderr
+    assert not (tmp_path / "etc/docker/daemon.json").exists()
+
+
+def test_stale_pid_files_are_removed(env, tmp_path):
+    """After a container restart the old pid may belong to another program (here: this test's bash)."""
+    pid_file = tmp_path / "var/run/docker.pid"
+    pid_file.parent.mkdir(parents=True)
+    result = run(env, f'echo $$ > "{pid_file}"; aisbench_clear_stale_pid "{pid_file}" dockerd')
+    assert result.stdout.strip() == f"removed stale {pid_file}"
+    assert not pid_file.exists()
+    assert run(env, f'aisbench_clear_stale_pid "{pid_file}" dockerd').stdout == ""
+
+
+def test_live_pid_files_are_kept(env, tmp_path):
+    """A pid file naming a running process of the expected name stays (an engine that is starting)."""
+    fake = tmp_path / "dockerd"
+    fake.symlink_to(subprocess.run(["bash", "-c", "command -v sleep"], capture_output=True, text=True, check=True).stdout.strip())
+    process = subprocess.Popen([str(fake), "30"])
+    try:
+        pid_file = tmp_path / "var/run/docker.pid"
+        pid_file.parent.mkdir(parents=True)
+        pid_file.write_text(f"{process.pid}\n")
+        assert run(env, f'aisbench_clear_stale_pid "{pid_file}" dockerd').stdout == ""
+        assert pid_file.exists()
+    finally:
+        process.kill()
+        process.wait()
