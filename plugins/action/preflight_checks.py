@@ -1,0 +1,50 @@
+# -*- coding: utf-8 -*-
+# Copyright: aisbench maintainers
+# Apache License 2.0
+"""Controller side of preflight_checks: brackets the module's round trip with the controller's clock.
+
+The target reads its clock when the module starts. The controller's clock at that moment lies between
+the time this plugin sent the task and the time the result came back minus the module's own run time,
+so the clock check is computed here against the middle of that window (see check_clock).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible.plugins.action import ActionBase
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import preflight as pf
+
+MODULE = "aisbench.agent_runtime.preflight_checks"
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _supports_check_mode = True
+    _supports_async = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        del tmp
+        module_args = dict(self._task.args)
+        try:
+            before = time.time()
+            module_args["controller_time"] = before
+            module_result = self._execute_module(module_name=MODULE, module_args=module_args, task_vars=task_vars)
+            after = time.time()
+        finally:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+        result.update(module_result)
+        if result.get("failed") or "checks" not in result:
+            return result
+        clock = result["by_name"].get("clock") or {}
+        max_skew = (clock.get("details") or {}).get("max_skew_seconds")
+        if clock.get("status") == pf.SKIP or max_skew is None:
+            return result
+        measured = pf.check_clock(max_skew, result["target_time"], before, after - float(result.get("elapsed") or 0.0))
+        checks, failed_required, summary = pf.replace_check(result["checks"], measured)
+        result.update(checks=checks, by_name=dict((item["name"], item) for item in checks), failed_required=failed_required,
+                      summary=summary)
+        return result

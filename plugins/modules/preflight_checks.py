@@ -1,0 +1,310 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: aisbench maintainers
+# Apache License 2.0
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: preflight_checks
+short_description: Read-only acceptance checks of an agent-benchmark host in one round trip
+version_added: 0.1.0
+description:
+  - Runs the selected checks on the target and reports each as C(PASS), C(FAIL) or C(SKIP) with a reason.
+  - Never changes the host and never fails because a check failed; it returns C(failed_required), the
+    failed checks listed in O(required), and the caller decides (role C(aisbench.agent_runtime.preflight) fails the host).
+  - Checks are C(commands), C(architecture), C(os_release), C(python), C(disk), C(binfmt_misc), C(docker),
+    C(registry_mirrors), C(gpu), C(cuda) and C(clock).
+  - The action plugin of the same name reads the controller's clock before and after the round trip for the C(clock) check.
+author: aisbench maintainers
+options:
+  checks:
+    description: Checks to run; the others are reported as C(SKIP).
+    type: list
+    elements: str
+    choices: [commands, architecture, os_release, python, disk, binfmt_misc, docker, registry_mirrors, gpu, cuda, clock]
+    default: [commands, architecture, os_release, python, disk, binfmt_misc, docker, registry_mirrors, gpu, cuda, clock]
+  required:
+    description: Checks whose C(FAIL) counts in RV(failed_required).
+    type: list
+    elements: str
+    choices: [commands, architecture, os_release, python, disk, binfmt_misc, docker, registry_mirrors, gpu, cuda, clock]
+    default: []
+  commands:
+    description: Commands that must be on C(PATH) (the sbin directories are searched too).
+    type: list
+    elements: str
+    default: []
+  supported_architectures:
+    description: Accepted C(uname -m) values (C(amd64)/C(arm64) spellings are accepted too). Empty accepts every known architecture.
+    type: list
+    elements: str
+    default: [x86_64, aarch64]
+  supported_os:
+    description:
+      - Accepted releases as C(ID-VERSION_ID) from C(/etc/os-release), e.g. C(debian-13) or C(ubuntu-24.04).
+      - A bare C(ID) accepts every release; C(debian-12) also accepts C(12.x). Empty accepts everything.
+    type: list
+    elements: str
+    default: [debian-12, debian-13, ubuntu-22.04, ubuntu-24.04]
+  python_min_version:
+    description: Minimum version of the Python interpreter Ansible uses on the target.
+    type: str
+    default: "3.9"
+  disk_path:
+    description: The Docker data-root. When it does not exist yet, its nearest existing parent is measured.
+    type: path
+    default: /var/lib/docker
+  disk_min_free_gb:
+    description: Minimum free space (GiB, as C(df) shows it as available) at O(disk_path).
+    type: float
+    default: 20
+  docker_host:
+    description: Engine API endpoint, C(unix:///path) or C(tcp://host:port) (no TLS).
+    type: str
+    default: unix:///var/run/docker.sock
+  docker_expected:
+    description: When true an unreachable engine is C(FAIL); when false it is C(SKIP) (a host not provisioned yet).
+    type: bool
+    default: false
+  docker_timeout:
+    description: Seconds to wait for the engine API.
+    type: float
+    default: 5
+  registry_mirrors:
+    description: Registry mirror base URLs; C(GET <url>/v2/) must answer 200 or 401 (auth required still means reachable).
+    type: list
+    elements: str
+    default: []
+  registry_timeout:
+    description: Seconds to wait for each mirror.
+    type: float
+    default: 5
+  registry_validate_certs:
+    description: Verify the mirrors' TLS certificates.
+    type: bool
+    default: true
+  gpu_min_count:
+    description: Minimum number of usable NVIDIA GPUs. 0 reports what is there and C(SKIP)s when there is none.
+    type: int
+    default: 0
+  cuda_check:
+    description:
+      - Initialise CUDA through the driver API (C(libcuda.so.1), no toolkit needed) in a child process and copy
+        1 MiB to every GPU and back.
+    type: bool
+    default: false
+  cuda_timeout:
+    description: Seconds the CUDA probe may take.
+    type: int
+    default: 60
+  nvidia_smi:
+    description: C(nvidia-smi) to list GPU names when the driver is loaded (a name looked up on C(PATH) or a path).
+    type: str
+    default: nvidia-smi
+  clock_max_skew:
+    description: Largest accepted offset (seconds) between the target's clock and the controller's.
+    type: float
+    default: 5
+  controller_time:
+    description:
+      - The controller's clock (epoch seconds) when the task started. Set by the action plugin; leave it out.
+    type: float
+notes:
+  - Supports check mode and runs identically in it (all checks are read-only).
+  - Runs with the target's standard library only; the registry check uses Ansible's C(open_url) (proxy variables and system CAs apply).
+"""
+
+EXAMPLES = r"""
+- name: Check a host before provisioning
+  aisbench.agent_runtime.preflight_checks:
+    commands: [apt-get, systemctl, tar]
+    disk_path: /var/lib/docker
+    disk_min_free_gb: 50
+    registry_mirrors: [https://mirror.example.internal]
+    required: [architecture, os_release, disk]
+  register: preflight
+
+- name: Count GPUs and prove CUDA works
+  aisbench.agent_runtime.preflight_checks:
+    checks: [gpu, cuda]
+    gpu_min_count: 8
+    cuda_check: true
+    required: [gpu, cuda]
+  register: gpu_preflight
+"""
+
+RETURN = r"""
+checks:
+  description: One entry per check, in table order.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    name: {description: Check name., type: str}
+    status: {description: PASS, FAIL or SKIP., type: str}
+    reason: {description: Why., type: str}
+    required: {description: Whether a FAIL counts in failed_required., type: bool}
+    details: {description: What was measured (check specific)., type: dict}
+by_name:
+  description: The same entries keyed by check name.
+  returned: always
+  type: dict
+failed_required:
+  description: Names of required checks that failed.
+  returned: always
+  type: list
+  elements: str
+summary:
+  description: The table, one line per check plus a count line.
+  returned: always
+  type: list
+  elements: str
+architecture:
+  description: C(uname -m) of the host.
+  returned: always
+  type: str
+platform:
+  description: Docker platform of the host (e.g. linux/arm64), or null for an unknown architecture.
+  returned: always
+  type: str
+target_time:
+  description: The target's clock (epoch seconds) when the module started.
+  returned: always
+  type: float
+elapsed:
+  description: Seconds the module took after reading target_time (the action plugin subtracts it).
+  returned: always
+  type: float
+"""
+
+import os
+import platform as platform_module
+import sys
+import time
+
+# Read the clock first: everything after this is subtracted from the round trip by the action plugin.
+_TARGET_TIME = time.time()
+_STARTED = time.monotonic() if hasattr(time, "monotonic") else time.time()
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.urls import open_url
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import preflight as pf
+
+
+def _validate(module):
+    params = module.params
+    try:
+        pf.parse_version(params["python_min_version"])
+    except ValueError as exc:
+        module.fail_json(msg="python_min_version: %s" % exc)
+    for url in params["registry_mirrors"]:
+        problem = pf.http_url_problem(url)
+        if problem:
+            module.fail_json(msg="registry_mirrors: %r %s" % (url, problem))
+    try:
+        pf.parse_docker_host(params["docker_host"])
+    except ValueError as exc:
+        module.fail_json(msg="docker_host: %s" % exc)
+    if params["disk_min_free_gb"] < 0:
+        module.fail_json(msg="disk_min_free_gb: %r must be >= 0" % params["disk_min_free_gb"])
+    if params["clock_max_skew"] <= 0:
+        module.fail_json(msg="clock_max_skew: %r must be > 0" % params["clock_max_skew"])
+    if params["gpu_min_count"] < 0:
+        module.fail_json(msg="gpu_min_count: %r must be >= 0" % params["gpu_min_count"])
+    for name in ("registry_timeout", "docker_timeout", "cuda_timeout"):
+        if params[name] <= 0:
+            module.fail_json(msg="%s: %r must be > 0" % (name, params[name]))
+
+
+def _run_check(module, name):
+    params = module.params
+    if name == "commands":
+        return pf.check_commands(params["commands"], pf.probe_commands(params["commands"]))
+    if name == "architecture":
+        return pf.check_architecture(platform_module.machine(), params["supported_architectures"])
+    if name == "os_release":
+        return pf.check_os_release(pf.probe_os_release(), params["supported_os"])
+    if name == "python":
+        return pf.check_python(sys.version_info, params["python_min_version"], sys.executable)
+    if name == "disk":
+        probed, free, total = pf.probe_disk(params["disk_path"])
+        return pf.check_disk(os.path.normpath(params["disk_path"]), probed, free, total, params["disk_min_free_gb"])
+    if name == "binfmt_misc":
+        return pf.check_binfmt(*pf.probe_binfmt())
+    if name == "docker":
+        return pf.check_docker(params["docker_expected"], pf.probe_docker(params["docker_host"], params["docker_timeout"]))
+    if name == "registry_mirrors":
+        return pf.check_registry_mirrors([
+            pf.probe_registry(url, params["registry_timeout"], params["registry_validate_certs"], open_url)
+            for url in params["registry_mirrors"]])
+    if name == "gpu":
+        smi = module.get_bin_path(params["nvidia_smi"], opt_dirs=list(pf.SBIN_DIRS))
+        return pf.check_gpu(params["gpu_min_count"], pf.probe_nvidia(run_smi=(lambda: pf.run_nvidia_smi(smi)) if smi else None))
+    if name == "cuda":
+        if not params["cuda_check"]:
+            return pf.check_cuda(False, {})
+        return pf.check_cuda(True, pf.probe_cuda(params["cuda_timeout"]))
+    if name == "clock":
+        # The action plugin replaces this with the controller's reading after the round trip.
+        return pf.check_clock(params["clock_max_skew"], _TARGET_TIME, params["controller_time"])
+    raise AssertionError(name)
+
+
+def main():
+    names = list(pf.CHECK_NAMES)
+    module = AnsibleModule(
+        argument_spec=dict(
+            checks=dict(type="list", elements="str", choices=names, default=names),
+            required=dict(type="list", elements="str", choices=names, default=[]),
+            commands=dict(type="list", elements="str", default=[]),
+            supported_architectures=dict(type="list", elements="str", default=["x86_64", "aarch64"]),
+            supported_os=dict(type="list", elements="str", default=["debian-12", "debian-13", "ubuntu-22.04", "ubuntu-24.04"]),
+            python_min_version=dict(type="str", default="3.9"),
+            disk_path=dict(type="path", default="/var/lib/docker"),
+            disk_min_free_gb=dict(type="float", default=20),
+            docker_host=dict(type="str", default="unix:///var/run/docker.sock"),
+            docker_expected=dict(type="bool", default=False),
+            docker_timeout=dict(type="float", default=5),
+            registry_mirrors=dict(type="list", elements="str", default=[]),
+            registry_timeout=dict(type="float", default=5),
+            registry_validate_certs=dict(type="bool", default=True),
+            gpu_min_count=dict(type="int", default=0),
+            cuda_check=dict(type="bool", default=False),
+            cuda_timeout=dict(type="int", default=60),
+            nvidia_smi=dict(type="str", default="nvidia-smi"),
+            clock_max_skew=dict(type="float", default=5),
+            controller_time=dict(type="float"),
+        ),
+        supports_check_mode=True,
+    )
+    _validate(module)
+    selected = set(module.params["checks"])
+    results = []
+    for name in pf.CHECK_NAMES:
+        if name not in selected:
+            results.append(pf.skipped(name, "not selected"))
+            continue
+        try:
+            results.append(_run_check(module, name))
+        except Exception as exc:  # One broken probe is that check's FAIL, not the end of the report.
+            results.append(pf.result(name, pf.FAIL, "check crashed: %s: %s" % (type(exc).__name__, exc)))
+    checks, failed_required, summary = pf.summarize(results, module.params["required"])
+    now = time.monotonic() if hasattr(time, "monotonic") else time.time()
+    module.exit_json(
+        changed=False,
+        checks=checks,
+        by_name=dict((item["name"], item) for item in checks),
+        failed_required=failed_required,
+        summary=summary,
+        platform=pf.ARCH_TO_PLATFORM.get(platform_module.machine()),
+        target_time=_TARGET_TIME,
+        elapsed=now - _STARTED,
+        architecture=platform_module.machine(),
+    )
+
+
+if __name__ == "__main__":
+    main()

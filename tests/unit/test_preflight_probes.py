@@ -1,0 +1,198 @@
+# -*- coding: utf-8 -*-
+"""Probes of plugins/module_utils/preflight.py against real sockets, servers and this host, and the
+module + action plugin end to end through ansible-playbook on localhost."""
+
+import ctypes.util
+import http.server
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+COLLECTIONS = ROOT / ".cache" / "collections"
+if str(COLLECTIONS) not in sys.path:
+    sys.path.insert(0, str(COLLECTIONS))
+
+from ansible.module_utils.urls import open_url  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import preflight as pf  # noqa: E402
+
+
+class _RegistryLikeHandler(http.server.BaseHTTPRequestHandler):
+    """Answers /v2/ the way the path's first segment says: /auth -> 401, /open -> 200, else 404."""
+
+    def do_GET(self):  # noqa: N802 - http.server naming
+        if self.path == "/auth/v2/":
+            self.send_response(401)
+            self.send_header("Docker-Distribution-API-Version", "registry/2.0")
+            self.send_header("WWW-Authenticate", 'Basic realm="test"')
+        elif self.path == "/open/v2/":
+            self.send_response(200)
+            self.send_header("Docker-Distribution-API-Version", "registry/2.0")
+        else:
+            self.send_response(404)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def http_server():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _RegistryLikeHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield "http://127.0.0.1:%d" % server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def _closed_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_registry_401_and_200_are_reachable(http_server):
+    auth = pf.probe_registry(http_server + "/auth", 3, True, open_url)
+    assert auth["status"] == 401
+    assert auth["api_version"] == "registry/2.0"
+    assert auth["probed"] == http_server + "/auth/v2/"
+    opened = pf.probe_registry(http_server + "/open/", 3, True, open_url)
+    assert opened["status"] == 200
+    missing = pf.probe_registry(http_server + "/nothing", 3, True, open_url)
+    assert missing["status"] == 404
+    outcome = pf.check_registry_mirrors([auth, opened, missing])
+    assert outcome["status"] == pf.FAIL
+    assert outcome["details"]["unreachable"] == [http_server + "/nothing"]
+
+
+def test_registry_closed_port_and_silent_server():
+    refused = pf.probe_registry("http://127.0.0.1:%d" % _closed_port(), 3, True, open_url)
+    assert refused["status"] is None
+    assert "refused" in refused["error"].lower()
+    with socket.socket() as silent:  # accepts connections (backlog) but never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(1)
+        timed_out = pf.probe_registry("http://127.0.0.1:%d" % silent.getsockname()[1], 0.5, True, open_url)
+    assert timed_out["status"] is None
+    assert timed_out["error"] == "timed out"
+
+
+def test_docker_probe_errors():
+    missing = pf.probe_docker("unix:///nonexistent/aisbench.sock", 1)
+    assert missing["reachable"] is False
+    assert "No such file" in missing["error"]
+    assert "TLS endpoints are not supported" in pf.probe_docker("https://engine:2376")["error"]
+    refused = pf.probe_docker("tcp://127.0.0.1:%d" % _closed_port(), 1)
+    assert "refused" in refused["error"].lower()
+
+
+@pytest.mark.skipif(not os.path.exists("/var/run/docker.sock") or not shutil.which("docker"), reason="no local Docker engine")
+def test_docker_probe_against_the_real_engine():
+    observed = pf.probe_docker("unix:///var/run/docker.sock", 5)
+    expected = subprocess.run(["docker", "version", "--format", "{{.Server.Version}}"], stdout=subprocess.PIPE, check=True,
+                              universal_newlines=True).stdout.strip()
+    assert observed["reachable"] is True
+    assert observed["version"] == expected
+    assert pf.check_docker(True, observed)["status"] == pf.PASS
+
+
+def test_commands_probe_searches_sbin(tmp_path):
+    tool = tmp_path / "aisbench-tool"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    found = pf.probe_commands(["aisbench-tool", "sh", "aisbench-missing"], path_env=str(tmp_path) + os.pathsep + "/bin")
+    assert found["aisbench-tool"] == str(tool)
+    assert found["sh"] == "/bin/sh"
+    assert found["aisbench-missing"] is None
+    # Not on the given PATH, but in an sbin directory (where Ansible's PATH may not reach).
+    sbin_tool = next((name for name in ("ldconfig", "sysctl", "modprobe") if os.path.exists("/usr/sbin/" + name)
+                      or os.path.exists("/sbin/" + name)), None)
+    if sbin_tool:
+        assert pf.probe_commands([sbin_tool], path_env="/nonexistent")[sbin_tool] is not None
+
+
+def test_nvidia_probe_of_this_host_matches_sysfs():
+    devices = Path("/sys/bus/pci/devices")
+    nvidia = [entry for entry in devices.iterdir()
+              if (entry / "vendor").read_text().strip() == "0x10de" and (entry / "class").read_text().strip()[:6] in ("0x0300", "0x0302")
+              ] if devices.is_dir() else []
+    observed = pf.probe_nvidia("/")
+    assert len(observed["pci_gpus"]) == len(nvidia)
+    if not nvidia and not os.path.exists("/proc/driver/nvidia"):
+        assert pf.check_gpu(0, observed)["status"] == pf.SKIP
+        assert pf.check_gpu(1, observed)["status"] == pf.FAIL
+
+
+def test_cuda_probe_runs_for_real():
+    outcome = pf.probe_cuda(timeout=60)
+    if ctypes.util.find_library("cuda") is None:
+        assert "libcuda.so.1 cannot be loaded" in outcome["error"]
+        assert pf.check_cuda(True, outcome)["status"] == pf.FAIL
+    else:  # a GPU machine: whatever the driver says, the probe reports it without crashing
+        assert "error" in outcome or "devices" in outcome
+
+
+def test_cuda_probe_timeout_is_reported(tmp_path):
+    # A child interpreter that never finishes stands for a hung driver.
+    sleeping = tmp_path / "python"
+    sleeping.write_text("#!/bin/sh\nexec sleep 30\n")
+    sleeping.chmod(0o755)
+    outcome = pf.probe_cuda(timeout=1, python=str(sleeping))
+    assert "did not finish within 1 s" in outcome["error"]
+
+
+PLAYBOOK = """
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: checks
+      aisbench.agent_runtime.preflight_checks:
+        commands: [sh, aisbench-no-such-command]
+        disk_path: {disk_path}
+        disk_min_free_gb: 0
+        registry_mirrors: ["{mirror}"]
+        required: [commands, disk]
+      register: report
+    - name: keep
+      ansible.builtin.copy:
+        content: "{{{{ report | to_json }}}}"
+        dest: "{out}"
+        mode: "0644"
+      check_mode: false
+"""
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_module_and_action_plugin_end_to_end(tmp_path, http_server, check_mode):
+    out = tmp_path / "report.json"
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(PLAYBOOK.format(disk_path=tmp_path / "data-root", mirror=http_server + "/auth", out=out))
+    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_COLLECTIONS_PATH=str(COLLECTIONS),
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
+    command = [str(Path(sys.executable).parent / "ansible-playbook"), "-i", "localhost,", "-c", "local",
+               "-e", "ansible_python_interpreter=" + sys.executable, str(playbook)]
+    completed = subprocess.run(command + (["--check"] if check_mode else []), env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, universal_newlines=True, cwd=str(tmp_path))
+    assert completed.returncode == 0, completed.stdout
+    report = json.loads(out.read_text())
+    assert report["changed"] is False
+    assert report["failed_required"] == ["commands"]
+    by_name = report["by_name"]
+    assert by_name["commands"]["details"]["missing"] == ["aisbench-no-such-command"]
+    assert by_name["disk"]["details"]["probed_path"] == str(tmp_path)
+    assert by_name["registry_mirrors"]["status"] == pf.PASS
+    # The action plugin replaced the module's one-sided clock reading with the bracketed one.
+    assert by_name["clock"]["status"] == pf.PASS
+    assert by_name["clock"]["details"]["uncertainty_seconds"] > 0
+    assert report["summary"][-1].endswith("SKIP")
+    assert [item["name"] for item in report["checks"]] == list(pf.CHECK_NAMES)
