@@ -15,11 +15,11 @@ export ANSIBLE_HOME := $(CURDIR)/.cache/ansible-home
 export ANSIBLE_FORCE_COLOR := 0
 
 # Scenario order: cheap ones first so a broken basic fails fast.
-SCENARIO_ORDER := docker_engine qemu_binfmt preflight harbor_modules runtime_image runtime_container e2e
+SCENARIO_ORDER := docker_engine qemu_binfmt preflight nvidia_runtime harbor_modules runtime_image runtime_container e2e
 SCENARIOS_PRESENT := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 SCENARIOS ?= $(filter $(SCENARIOS_PRESENT),$(SCENARIO_ORDER)) $(sort $(filter-out $(SCENARIO_ORDER),$(SCENARIOS_PRESENT)))
 
-.PHONY: help setup host venv collection images lint unit molecule test bench demo clean
+.PHONY: help setup host venv collection images runtime-image-tar lint unit molecule test bench demo clean
 
 help:
 	@echo "make setup    install host prerequisites (root), the virtualenv and the local images"
@@ -28,6 +28,7 @@ help:
 	@echo "make bench    performance benchmarks, written to docs/performance.md"
 
 setup: host venv images
+	@echo "setup done: host engine, virtualenv, local images"
 
 host:
 	bash tests/host/prepare.sh
@@ -47,6 +48,12 @@ collection:
 images:
 	bash tests/images/build.sh
 
+# The L4 runtime image, built once on the host engine with the runtime_image role and exported as a tar:
+# scenarios and the demo load it into their targets (runtime_image_source: load), as air-gapped sites do.
+RUNTIME_IMAGE_TAR ?= /var/tmp/aisbench-images/agent-runtime.tar
+runtime-image-tar: venv images
+	$(BIN)/ansible-playbook tests/images/runtime-image.yml -e runtime_image_export_path=$(RUNTIME_IMAGE_TAR)
+
 lint: venv
 	$(BIN)/yamllint -s .
 	$(BIN)/ansible-lint
@@ -55,7 +62,7 @@ lint: venv
 unit: venv
 	$(BIN)/pytest -q tests/unit
 
-molecule: venv
+molecule: venv runtime-image-tar
 	@for scenario in $(SCENARIOS); do \
 	  start=$$(date +%s); \
 	  echo "=== molecule scenario $$scenario"; \

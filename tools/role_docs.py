@@ -61,7 +61,7 @@ def render(role, current):
         head, rest = current.split(BEGIN, 1)
         return head + block + rest.split(END, 1)[1]
     prefix = current.rstrip() + "\n\n" if current.strip() else "# Role `%s`\n\n" % role
-    return prefix + "## Variables\n\n" + block + "\n"
+    return prefix + "## All variables\n\n" + block + "\n"
 
 
 def main():
