@@ -59,6 +59,10 @@ CASES = {
         "role": "docker_engine",
         "vars": {"docker_engine_registry_mirrors": ["mirror.example:5000"]},
     },
+    "registry-mirror-line-break": {
+        "role": "docker_engine",
+        "vars": {"docker_engine_registry_mirrors": ["https://mirror.example:5000\n"]},
+    },
     "unknown-architecture": {
         "role": "qemu_binfmt",
         "vars": {"qemu_binfmt_mode": "yes", "qemu_binfmt_arches": ["pdp11"]},
@@ -77,6 +81,7 @@ CASES = {
     },
     "job-name-slash": {"module": "harbor_job", "args": {"name": "nightly/2026-12-02", "config": "<good config>"}},
     "job-name-dotdot": {"module": "harbor_job", "args": {"name": "../escape", "config": "<good config>"}},
+    "job-name-line-break": {"module": "harbor_job", "args": {"name": "nightly\n", "config": "<good config>"}},
     "malformed-matrix-yaml": {"module": "harbor_job", "args": {"name": "nightly", "config": "<config>"}},
     "malformed-matrix-yaml-filtered": {
         "module": "harbor_job", "args": {"name": "nightly", "config": "<config>", "datasets": ["hello"]},
