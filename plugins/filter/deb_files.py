@@ -43,7 +43,7 @@ import re
 
 from ansible.errors import AnsibleFilterError
 
-_DEB_NAME = re.compile(r"^(?P<package>[a-z0-9][a-z0-9.+-]+)_(?P<version>[^_]+)_(?P<arch>[a-z0-9-]+)\.deb$")
+_DEB_NAME = re.compile(r"^(?P<package>[a-z0-9][a-z0-9.+-]+)_(?P<version>[^_]+)_(?P<arch>[a-z0-9-]+)\.deb\Z")
 
 
 def deb_file_info(paths):

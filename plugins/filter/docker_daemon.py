@@ -50,7 +50,7 @@ STORAGE_DRIVERS = ("overlay2", "fuse-overlayfs", "btrfs", "zfs", "vfs", "devicem
 CGROUP_DRIVERS = ("systemd", "cgroupfs")
 LOG_DRIVERS = ("json-file", "local", "journald", "syslog", "none", "fluentd", "gelf", "awslogs", "splunk", "gcplogs")
 BUILTIN_RUNTIMES = ("runc", "io.containerd.runc.v2")
-_SIZE = re.compile(r"^[1-9][0-9]*[kmg]?$")
+_SIZE = re.compile(r"^[1-9][0-9]*[kmg]?\Z")
 
 
 def _fail(setting, value, why):

@@ -61,7 +61,7 @@ def _read_json(path):
         raise JobReadError("%s is empty" % os.path.basename(path))
     try:
         return json.loads(data)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise JobReadError("%s is not valid JSON: %s" % (os.path.basename(path), exc))
 
 
@@ -283,7 +283,7 @@ def scan_trials(job_path, known=None):
             continue
         try:
             result = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             # Harbor writes a trial result in one go: an empty or cut file is being
             # written or damaged. Report it, do not count it.
             trial_errors.append({"trial": entry.name, "error": "result.json is not valid JSON"})

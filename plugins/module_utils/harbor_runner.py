@@ -24,9 +24,9 @@ import subprocess
 import time
 
 # One safe path component: no separators, no "..", no spaces, no leading "-" or ".".
-JOB_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
+JOB_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*\Z")
 JOB_NAME_MAX = 128
-ENV_KEY_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ENV_KEY_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 CANCELLED_ERROR = "CancelledError"
 STATE_DIR_NAME = ".harbor_job"
 DEFAULT_AGENT = "oracle"

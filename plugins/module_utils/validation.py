@@ -11,8 +11,8 @@ import ipaddress
 import re
 
 _HOST = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"
-_HTTP_URL = re.compile(r"^https?://(?:" + _HOST + r"|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?(?:/[^\s]*)?$")
-_REGISTRY = re.compile(r"^(?:" + _HOST + r"|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$")
+_HTTP_URL = re.compile(r"^https?://(?:" + _HOST + r"|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?(?:/[^\s]*)?\Z")
+_REGISTRY = re.compile(r"^(?:" + _HOST + r"|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?\Z")
 
 
 def http_url_problem(value):

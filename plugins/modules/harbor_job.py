@@ -60,6 +60,8 @@ options:
       - A file is passed to Harbor untouched unless O(datasets) or O(agents) is set; then the module reads it on the
         target (JSON with the standard library, YAML with PyYAML when present, otherwise through
         C(harbor job start -c FILE --print-config) where Harbor runs).
+      - Without filters the module still reads a file it finds on the target (always without O(container)) and refuses
+        one that is not a JSON or YAML mapping before it writes anything (YAML is checked only when PyYAML is present).
     type: raw
   datasets:
     description: Keep only the config's datasets whose path or name contains one of these strings.
@@ -432,6 +434,8 @@ class HarborJob:
         except OSError as exc:
             if not self.container:
                 raise HarborJobError("cannot read the job config %s: %s" % (path, exc.strerror or exc))
+        except UnicodeDecodeError as exc:
+            raise HarborJobError("cannot read the job config %s: not UTF-8 text (%s)" % (path, exc.reason))
         if text is None:
             # Not on the target: read it where Harbor runs.
             rc, out, err = self.runtime.run(["cat", path], check=False)
@@ -453,6 +457,27 @@ class HarborJob:
             raise HarborJobError("the job config %s is not a mapping" % path)
         return config
 
+    def check_config_file(self, path):
+        """Refuse a config file Harbor could not parse before anything is written (Harbor would fail only after the
+        module had created the job's files). A file that is not on the target is left to Harbor in a container."""
+        if self.container and not (os.path.isabs(path) and os.path.isfile(path)):
+            return
+        local_path = os.path.join(self.module.params["chdir"] or "", path)
+        try:
+            with open(local_path, encoding="utf-8") as handle:
+                text = handle.read()
+        except FileNotFoundError:
+            if self.module.check_mode:
+                return  # an earlier task of a check run would have written it
+            raise HarborJobError("the job config %s does not exist on the target" % path)
+        except OSError as exc:
+            raise HarborJobError("cannot read the job config %s: %s" % (path, exc.strerror or exc))
+        except UnicodeDecodeError as exc:
+            raise HarborJobError("cannot read the job config %s: not UTF-8 text (%s)" % (path, exc.reason))
+        config = parse_config_text(text, path)
+        if config is not None and not isinstance(config, dict):
+            raise HarborJobError("the job config %s is not a mapping" % path)
+
     def config_for_harbor(self):
         """(path passed to -c, matrix to write or None)."""
         params = self.module.params
@@ -464,6 +489,7 @@ class HarborJob:
         if not isinstance(config, str):
             raise HarborJobError("config must be a path or a mapping, got %s" % type(config).__name__)
         if not params["datasets"] and not params["agents"]:
+            self.check_config_file(config)
             return config, None
         return self.files.harbor("matrix.json"), filter_matrix(self.load_config(config), params["datasets"], params["agents"])
 

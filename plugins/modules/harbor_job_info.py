@@ -238,7 +238,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_resu
     write_reports_if_changed,
 )
 
-TIMESTAMP_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+TIMESTAMP_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
 
 def main():

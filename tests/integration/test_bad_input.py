@@ -1,0 +1,356 @@
+"""Every row of docs/bad_input.md, run for real with ansible-playbook.
+
+Each case runs one play and checks that
+  * the play failed in exactly one task, whose ``msg`` contains the message of the doc's row
+    (the table is parsed here, so the doc and the code cannot drift apart),
+  * Ansible reports nothing changed, and
+  * nothing changed where the role or module would have written: the target container's
+    file system for roles, the temporary jobs and config directory for the Harbor modules.
+
+Roles run against one throw-away container (``aisbench-badinput-*``, no network, not
+privileged): their checks fail before anything is installed, so it needs no engine. The
+Harbor modules run on the controller (``connection: local``) inside a pytest tmp_path only.
+"""
+
+import json
+import os
+import re
+import shutil
+import hashlib
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DOC = os.path.join(ROOT, "docs", "bad_input.md")
+FIXTURE_JOBS = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs")
+COLLECTIONS = os.path.join(ROOT, ".cache", "collections")
+COLLECTION_LINK = os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime")
+ANSIBLE_PLAYBOOK = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
+TARGET_IMAGE = "aisbench-test/debian-systemd:13"
+HAS_RUNTIME_CONTAINER = os.path.isdir(os.path.join(ROOT, "roles", "runtime_container"))
+needs_runtime_container = pytest.mark.skipif(
+    not HAS_RUNTIME_CONTAINER, reason="roles/runtime_container is not in this checkout yet")
+
+# Paths on the target that the kernel, Ansible itself (its remote temp) or the container's own processes touch.
+TARGET_SNAPSHOT_PRUNE = ["/proc", "/sys", "/dev", "/run", "/var/log", "/root/.ansible"]
+
+MISSING_API_KEY_FILE = "/nonexistent/aisbench-badinput/api_key.env"
+GOOD_MATRIX = """\
+agents:
+  - name: oracle
+  - name: nop
+datasets:
+  - path: /opt/swebench/tasks/hello
+"""
+MALFORMED_MATRIX = """\
+agents:
+  - name: oracle
+datasets:
+  - path: /opt/swebench/tasks/hello
+    name: [hello
+"""
+
+# case id (first column of the doc's table) -> how to produce it.
+CASES = {
+    "registry-mirror-not-url": {
+        "role": "docker_engine",
+        "vars": {"docker_engine_registry_mirrors": ["mirror.example:5000"]},
+    },
+    "registry-mirror-line-break": {
+        "role": "docker_engine",
+        "vars": {"docker_engine_registry_mirrors": ["https://mirror.example:5000\n"]},
+    },
+    "unknown-architecture": {
+        "role": "qemu_binfmt",
+        "vars": {"qemu_binfmt_mode": "yes", "qemu_binfmt_arches": ["pdp11"]},
+    },
+    "unknown-agent-template": {
+        "role": "baked_images",
+        "vars": {"baked_images_cases": [{"dataset": "demo", "id": "case-1"}], "baked_images_agents": ["nosuchagent"]},
+    },
+    "relative-bind-path": {
+        "role": "runtime_container",
+        "vars": {"runtime_container_jobs_dir": "opt/swebench/jobs"},
+    },
+    "missing-api-key-file": {
+        "role": "runtime_container",
+        "vars": {"runtime_container_api_key_file": MISSING_API_KEY_FILE},
+    },
+    "job-name-slash": {"module": "harbor_job", "args": {"name": "nightly/2026-12-02", "config": "<good config>"}},
+    "job-name-dotdot": {"module": "harbor_job", "args": {"name": "../escape", "config": "<good config>"}},
+    "job-name-line-break": {"module": "harbor_job", "args": {"name": "nightly\n", "config": "<good config>"}},
+    "malformed-matrix-yaml": {"module": "harbor_job", "args": {"name": "nightly", "config": "<config>"}},
+    "malformed-matrix-yaml-filtered": {
+        "module": "harbor_job", "args": {"name": "nightly", "config": "<config>", "datasets": ["hello"]},
+    },
+    "no-dataset-matches": {
+        "module": "harbor_job", "args": {"name": "nightly", "config": "<good config>", "datasets": ["swebench-verified"]},
+    },
+    "no-agent-matches": {
+        "module": "harbor_job", "args": {"name": "nightly", "config": "<good config>", "agents": ["openhands"]},
+    },
+    "corrupt-result-json": {"module": "harbor_job_info", "args": {}},
+}
+
+
+# --- the doc's table -------------------------------------------------------------------------
+
+def doc_rows():
+    """{case id: message} from the table of docs/bad_input.md whose first column is "case"."""
+    rows = {}
+    header = None
+    with open(DOC, encoding="utf-8") as handle:
+        lines = [line.strip() for line in handle]
+    for line in lines:
+        if not line.startswith("|"):
+            if rows:
+                break
+            header = None
+            continue
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if header is None:
+            header = [cell.lower() for cell in cells]
+            continue
+        if header[0] != "case" or set(line) <= set("|-: "):
+            continue
+        assert len(cells) == len(header), "a row of %s has %d cells, not %d: %s" % (DOC, len(cells), len(header), line)
+        row = dict(zip(header, cells))
+        case = row["case"].strip("`")
+        message = re.findall(r"`([^`]+)`", row["message"])
+        assert len(message) == 1, "row %s needs one `message`" % case
+        rows[case] = message[0]
+    return rows
+
+
+DOC_ROWS = doc_rows()
+
+
+def test_every_doc_row_has_a_case_and_back():
+    assert sorted(DOC_ROWS) == sorted(CASES)
+
+
+# --- running Ansible -------------------------------------------------------------------------
+
+def ansible_env(tmp_path):
+    if not os.path.exists(COLLECTION_LINK):
+        os.makedirs(os.path.dirname(COLLECTION_LINK), exist_ok=True)
+        os.symlink(ROOT, COLLECTION_LINK)
+    env = dict(os.environ)
+    env.update({
+        "ANSIBLE_CONFIG": os.path.join(ROOT, "ansible.cfg"),
+        "ANSIBLE_COLLECTIONS_PATH": COLLECTIONS,
+        "ANSIBLE_HOME": os.path.join(ROOT, ".cache", "ansible-home"),
+        "ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json",
+        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ansible-local-tmp"),
+        "ANSIBLE_RETRY_FILES_ENABLED": "0",
+        "ANSIBLE_FORCE_COLOR": "0",
+        "NO_COLOR": "1",
+    })
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def run_play(tmp_path, play, inventory):
+    """Run one play: (process, [(task name, result)] of failed tasks, [(task, host, result)], stats)."""
+    play_dir = tmp_path / "play"
+    play_dir.mkdir(exist_ok=True)
+    # JSON is YAML: no quoting questions for the bad values.
+    (play_dir / "playbook.yml").write_text(json.dumps([play], indent=2))
+    (play_dir / "inventory.yml").write_text(json.dumps(inventory, indent=2))
+    proc = subprocess.run(
+        [ANSIBLE_PLAYBOOK, "-i", str(play_dir / "inventory.yml"), str(play_dir / "playbook.yml")],
+        cwd=str(play_dir), env=ansible_env(tmp_path), capture_output=True, text=True, timeout=300,
+    )
+    try:
+        report = json.loads(proc.stdout)
+    except ValueError:
+        pytest.fail("ansible-playbook printed no JSON report (rc=%d):\n%s\n%s"
+                    % (proc.returncode, proc.stdout[-3000:], proc.stderr[-3000:]))
+    failed = []
+    results = []
+    for played in report["plays"]:
+        for task in played["tasks"]:
+            for host, result in task["hosts"].items():
+                results.append((task["task"]["name"], host, result))
+                if result.get("failed") and not result.get("ignore_errors"):
+                    failed.append((task["task"]["name"], result))
+    return proc, failed, results, report["stats"]
+
+
+def localhost_inventory():
+    return {"all": {"hosts": {"localhost": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}}}}
+
+
+# --- what must stay unchanged ----------------------------------------------------------------
+
+def tree_snapshot(root):
+    """Every path under root with its type, mode and content hash."""
+    entries = []
+    for dirpath, dirnames, filenames in os.walk(str(root)):
+        dirnames.sort()
+        for name in sorted(dirnames + filenames):
+            path = os.path.join(dirpath, name)
+            info = os.lstat(path)
+            digest = ""
+            if os.path.isfile(path) and not os.path.islink(path):
+                with open(path, "rb") as handle:
+                    digest = hashlib.sha256(handle.read()).hexdigest()
+            entries.append((os.path.relpath(path, str(root)), oct(info.st_mode), digest))
+    return entries
+
+
+def target_snapshot(container):
+    """Every path on the target with its type and mode, and size and mtime for all but directories.
+
+    A directory's own mtime is left out: Ansible's modules create and remove temporary files
+    (in /tmp, for one); every entry a role would leave behind is listed itself.
+    """
+    prune = " -o ".join("-path %s" % path for path in TARGET_SNAPSHOT_PRUNE)
+    script = ("find / -xdev \\( %s -o -name __pycache__ \\) -prune -o -type d -printf '%%p %%y %%m\\n' "
+              "-o -printf '%%p %%y %%m %%s %%T@\\n' | sort" % prune)
+    # docker exec: the snapshot must not go through the code under test.
+    proc = subprocess.run(["docker", "exec", container, "sh", "-c", script], capture_output=True, text=True, check=True)
+    return proc.stdout.splitlines()
+
+
+@pytest.fixture(scope="session")
+def target():
+    """A throw-away Debian 13 container for the roles; removed at the end."""
+    if shutil.which("docker") is None:
+        pytest.skip("no docker CLI")
+    name = "aisbench-badinput-%s" % uuid.uuid4().hex[:8]
+    subprocess.run(
+        ["docker", "run", "-d", "--name", name, "--network", "none", "--label", "org.aisbench.test=badinput",
+         TARGET_IMAGE, "sleep", "infinity"],
+        check=True, capture_output=True,
+    )
+    try:
+        # Ansible's own remote temp directory, made now so that its creation is not a change of the role's.
+        subprocess.run(["docker", "exec", name, "mkdir", "-p", "-m", "700", "/root/.ansible/tmp"], check=True, capture_output=True)
+        yield name
+    finally:
+        subprocess.run(["docker", "rm", "-f", "-v", name], capture_output=True)
+
+
+def test_the_target_snapshot_sees_a_change(target):
+    before = target_snapshot(target)
+    assert len(before) > 1000
+    subprocess.run(["docker", "exec", target, "mkdir", "/opt/aisbench-badinput-probe"], check=True)
+    try:
+        assert target_snapshot(target) != before
+    finally:
+        subprocess.run(["docker", "exec", target, "rmdir", "/opt/aisbench-badinput-probe"], check=True)
+
+
+# --- the cases -------------------------------------------------------------------------------
+
+def check_failure(case, proc, failed, stats, replacements=None):
+    expected = DOC_ROWS[case]
+    for placeholder, value in (replacements or {}).items():
+        expected = expected.replace(placeholder, value)
+    assert proc.returncode != 0, "the play did not fail:\n%s" % proc.stdout[-3000:]
+    assert len(failed) == 1, "expected one failed task, got %s" % [name for name, _ in failed]
+    task_name, result = failed[0]
+    assert expected in result.get("msg", ""), "task %r failed with\n%s\nnot\n%s" % (task_name, result.get("msg"), expected)
+    assert "Traceback" not in json.dumps(result)
+    assert all(host_stats["changed"] == 0 for host_stats in stats.values()), stats
+    return task_name
+
+
+ROLE_CASES = [case for case, spec in CASES.items() if "role" in spec]
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param(case, marks=needs_runtime_container) if CASES[case]["role"] == "runtime_container" else case
+    for case in ROLE_CASES
+])
+def test_role_refuses_bad_input(case, target, tmp_path):
+    spec = CASES[case]
+    inventory = localhost_inventory()
+    inventory["all"]["hosts"]["target"] = {
+        "ansible_connection": "community.docker.docker",
+        "ansible_host": target,
+        "ansible_python_interpreter": "/usr/bin/python3",
+    }
+    play = {
+        "name": "Bad input for %s" % spec["role"],
+        "hosts": "target",
+        "gather_facts": True,
+        "roles": [dict({"role": "aisbench.agent_runtime.%s" % spec["role"]}, **spec["vars"])],
+    }
+    before = target_snapshot(target)
+    proc, failed, _results, stats = run_play(tmp_path, play, inventory)
+    check_failure(case, proc, failed, stats)
+    after = target_snapshot(target)
+    assert after == before, "the target changed: %s" % sorted(set(after) ^ set(before))[:20]
+
+
+HARBOR_JOB_CASES = [case for case, spec in CASES.items() if spec.get("module") == "harbor_job"]
+
+
+@pytest.mark.parametrize("case", HARBOR_JOB_CASES)
+def test_harbor_job_refuses_bad_input(case, tmp_path):
+    work = tmp_path / "work"
+    jobs_dir = work / "jobs"
+    # An existing finished job next to the refused one: it must stay as it is too.
+    shutil.copytree(os.path.join(FIXTURE_JOBS, "pass-fail"), str(jobs_dir / "pass-fail"))
+    (work / "matrix.yaml").write_text(GOOD_MATRIX)
+    (work / "malformed.yaml").write_text(MALFORMED_MATRIX)
+    replacements = {"<good config>": str(work / "matrix.yaml"), "<config>": str(work / "malformed.yaml")}
+    args = {key: replacements.get(value, value) if isinstance(value, str) else value
+            for key, value in CASES[case]["args"].items()}
+    args.update({
+        "jobs_dir": str(jobs_dir),
+        "state": "started",
+        # A real executable and a fixed CLI spelling: a check that let the input through would
+        # start it and leave the job's files behind, which the snapshot below would see.
+        "harbor_executable": "/bin/false",
+        "cli_spelling": "job",
+        "start_timeout": 30,
+    })
+    play = {
+        "name": "Bad input for harbor_job",
+        "hosts": "localhost",
+        "gather_facts": False,
+        "tasks": [{"name": "Submit the job", "aisbench.agent_runtime.harbor_job": args}],
+    }
+    before = tree_snapshot(work)
+    proc, failed, _results, stats = run_play(tmp_path, play, localhost_inventory())
+    check_failure(case, proc, failed, stats, replacements)
+    assert tree_snapshot(work) == before
+
+
+def test_harbor_job_info_reports_a_corrupt_result_json_and_summarizes_the_rest(tmp_path):
+    jobs_dir = tmp_path / "jobs"
+    for job in ("pass-fail", "two-agents", "errored"):
+        shutil.copytree(os.path.join(FIXTURE_JOBS, job), str(jobs_dir / job))
+    result_json = jobs_dir / "pass-fail" / "result.json"
+    # Cut in the middle, as a full disk or a crash would leave it.
+    result_json.write_bytes(result_json.read_bytes()[:200])
+    play = {
+        "name": "Summaries with a corrupt result.json",
+        "hosts": "localhost",
+        "gather_facts": False,
+        "tasks": [{"name": "Summarize the jobs", "aisbench.agent_runtime.harbor_job_info": {"jobs_dir": str(jobs_dir)},
+                   "register": "summary"}],
+    }
+    before = tree_snapshot(jobs_dir)
+    proc, failed, results, stats = run_play(tmp_path, play, localhost_inventory())
+    assert proc.returncode == 0 and not failed, proc.stdout[-3000:]
+    (_name, _host, result), = results
+    assert "Traceback" not in json.dumps(result)
+    jobs = {job["name"]: job for job in result["jobs"]}
+    expected = DOC_ROWS["corrupt-result-json"]
+    assert jobs["pass-fail"]["status"] == "error"
+    assert jobs["pass-fail"]["error"].startswith(expected), jobs["pass-fail"]["error"]
+    assert result["errors"] == [{"job": "pass-fail", "error": jobs["pass-fail"]["error"]}]
+    # The job is still summarized from its trial files, and the others as usual.
+    assert jobs["pass-fail"]["n_completed"] == 2 and jobs["pass-fail"]["n_pass"] == 1
+    assert jobs["two-agents"]["status"] == "finished" and jobs["two-agents"]["error"] is None
+    assert jobs["errored"]["status"] == "finished" and jobs["errored"]["n_completed"] == 3
+    assert {row["agent"] for row in result["pass_at_1"]} >= {"oracle", "nop"}
+    assert all(host_stats["changed"] == 0 for host_stats in stats.values())
+    assert tree_snapshot(jobs_dir) == before
