@@ -19,7 +19,7 @@ SCENARIO_ORDER := docker_engine qemu_binfmt preflight nvidia_runtime harbor_modu
 SCENARIOS_PRESENT := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 SCENARIOS ?= $(filter $(SCENARIOS_PRESENT),$(SCENARIO_ORDER)) $(sort $(filter-out $(SCENARIO_ORDER),$(SCENARIOS_PRESENT)))
 
-.PHONY: help setup host venv collection images runtime-image-tar lint unit molecule test bench demo demo-clean clean
+.PHONY: help setup host venv collection images runtime-image-tar lint unit integration molecule test bench demo demo-clean clean
 
 help:
 	@echo "make setup    install host prerequisites (root), the virtualenv and the local images"
@@ -62,6 +62,10 @@ lint: venv
 unit: venv
 	$(BIN)/pytest -q tests/unit
 
+# Bad input (docs/bad_input.md): real ansible-playbook runs against a throw-away aisbench-badinput-* container.
+integration: venv images
+	$(BIN)/pytest -q tests/integration
+
 molecule: venv runtime-image-tar
 	@for scenario in $(SCENARIOS); do \
 	  start=$$(date +%s); \
@@ -73,6 +77,7 @@ molecule: venv runtime-image-tar
 test: venv images
 	@start=$$(date +%s); $(MAKE) --no-print-directory lint; echo "=== lint: $$(( $$(date +%s) - start )) s"
 	@start=$$(date +%s); $(MAKE) --no-print-directory unit; echo "=== unit: $$(( $$(date +%s) - start )) s"
+	@start=$$(date +%s); $(MAKE) --no-print-directory integration; echo "=== integration: $$(( $$(date +%s) - start )) s"
 	@start=$$(date +%s); $(MAKE) --no-print-directory molecule; echo "=== molecule: $$(( $$(date +%s) - start )) s"
 
 bench: venv images
