@@ -726,6 +726,18 @@ def _svg_chart(report):
                 _h("%s %s: %s (%s/%s)" % (title, label, fmt_rate(value), bar["n_pass"], bar["n_scored"]))))
             parts.append('<text x="%d" y="%d">%s (%d/%d)</text>' % (
                 CHART_LABEL_WIDTH + length + 6, y, _h(fmt_rate(value)), bar["n_pass"], bar["n_scored"]))
+            previous = bar.get("previous_pass_at_1")
+            if previous is not None:
+                # A tick where the bar ended the previous night.
+                x = CHART_LABEL_WIDTH + int(round(previous * CHART_BAR_WIDTH))
+                parts.append('<line class="previous" x1="%d" y1="%d" x2="%d" y2="%d" stroke="#000" stroke-width="2">'
+                             '<title>%s</title></line>' % (
+                                 x, y - CHART_BAR_HEIGHT + 1, x, y + 5,
+                                 _h("%s %s: previous night %s" % (title, label, fmt_rate(previous)))))
+    y += step
+    parts.append('<text x="0" y="%d">%s</text>' % (y, _h(
+        "Bars: pass@1 tonight (fleet, then each host; red: a failed host's partial results)"
+        + ("; black tick: night %s." % report["previous_night"] if report["previous_night"] else "."))))
     height = y + step
     axis = '<line x1="%d" y1="0" x2="%d" y2="%d" stroke="#999"/>' % (CHART_LABEL_WIDTH, CHART_LABEL_WIDTH, height)
     return ('<svg xmlns="http://www.w3.org/2000/svg" role="img" width="%d" height="%d" viewBox="0 0 %d %d">'

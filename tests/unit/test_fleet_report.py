@@ -16,6 +16,8 @@ import io
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -551,6 +553,17 @@ def test_html_is_balanced_self_contained_with_an_svg_chart(capsys, two_nights):
     widths = {t: int(b.get("width")) for t, b in zip(titles, bars)}
     assert widths["hello / oracle host-b: 1.000 (1/1)"] == fr.CHART_BAR_WIDTH
     assert widths["broken / oracle fleet: 0.000 (0/2)"] == 0
+    # Ticks at the previous night's value, for rows that had one: hello/oracle fleet 0.6, host-a 0.5, host-b 0.5;
+    # broken/oracle fleet 0.0 (host-b's broken row is new, slow is new).
+    ticks = {line.find(ns + "title").text: int(line.get("x1")) for line in root.findall(ns + "line")
+             if line.get("class") == "previous"}
+    assert ticks == {
+        "hello / oracle fleet: previous night 0.600": fr.CHART_LABEL_WIDTH + round(0.6 * fr.CHART_BAR_WIDTH),
+        "hello / oracle host-a: previous night 0.500": fr.CHART_LABEL_WIDTH + round(0.5 * fr.CHART_BAR_WIDTH),
+        "hello / oracle host-b: previous night 0.500": fr.CHART_LABEL_WIDTH + round(0.5 * fr.CHART_BAR_WIDTH),
+        "broken / oracle fleet: previous night 0.000": fr.CHART_LABEL_WIDTH,
+    }
+    assert "black tick: night 2026-12-01." in svg
 
 
 def test_csv_has_fleet_host_and_gone_rows(capsys, two_nights):
@@ -661,3 +674,99 @@ def test_docs_sample_is_current(capsys, two_nights):
             handle.write(doc[:start] + sample + doc[end + len(SAMPLE_END):])
         current = sample
     assert current == sample, "docs/fleet_report.md sample is stale: AISBENCH_WRITE_DOCS=1 pytest -k docs_sample"
+
+
+# --- through ansible-playbook, the way nightly.yml calls it ----------------------------------
+
+E2E_PLAYBOOK = r"""
+- name: Nightly, shortened to the summary, fetch and report
+  hosts: fleet
+  gather_facts: false
+  tasks:
+    - name: Summarize, fetch, or record why the host failed
+      block:
+        - name: Summarize the night's jobs
+          aisbench.agent_runtime.harbor_job_info:
+            jobs_dir: "{{ fixture_jobs }}"
+            jobs: "{{ host_jobs }}"
+            output_dir: "{{ work_dir }}/{{ inventory_hostname }}"
+            output_formats: [json]
+            output_timestamp: "{{ host_timestamp }}"
+          register: summary
+
+        - name: Fetch the summary
+          ansible.builtin.fetch:
+            src: "{{ summary.files.json }}"
+            dest: "{{ report_dir }}/{{ night }}/hosts/{{ inventory_hostname }}/summary.json"
+            flat: true
+      rescue:
+        - name: Create the host's directory
+          ansible.builtin.file:
+            path: "{{ report_dir }}/{{ night }}/hosts/{{ inventory_hostname }}"
+            state: directory
+            mode: "0755"
+          delegate_to: localhost
+
+        - name: Record the failure
+          ansible.builtin.copy:
+            dest: "{{ report_dir }}/{{ night }}/hosts/{{ inventory_hostname }}/failure.json"
+            content: "{{ {'host': inventory_hostname, 'stage': 'summarize', 'error': ansible_failed_result.msg} | to_json }}"
+            mode: "0644"
+          delegate_to: localhost
+
+    - name: Build the fleet report
+      aisbench.agent_runtime.fleet_report:
+        report_dir: "{{ report_dir }}"
+        night: "{{ night }}"
+        expected_hosts: "{{ ansible_play_hosts_all }}"
+        dropped_hosts: "{{ ansible_play_hosts_all | difference(ansible_play_hosts) }}"
+      delegate_to: localhost
+      run_once: true
+      register: fleet
+
+    - name: Keep the result for the test
+      ansible.builtin.copy:
+        content: "{{ fleet | to_json }}"
+        dest: "{{ work_dir }}/fleet-result-{{ run }}.json"
+        mode: "0644"
+      delegate_to: localhost
+      run_once: true
+"""
+
+
+def test_nightly_shape_through_ansible_playbook(tmp_path):
+    """harbor_job_info -> fetch (or a failure record) -> fleet_report, run twice by ansible-playbook."""
+    report = tmp_path / "reports"
+    python = sys.executable
+    (tmp_path / "inventory.ini").write_text(
+        "[fleet]\n"
+        "host-a host_jobs='[\"pass-fail\"]' host_timestamp=n1\n"
+        "host-b host_jobs='[\"two-agents\"]' host_timestamp=n1\n"
+        "host-c host_jobs='[\"errored\"]' host_timestamp='bad/timestamp'\n"
+        "[fleet:vars]\nansible_connection=local\nansible_python_interpreter=%s\n" % python)
+    (tmp_path / "nightly.yml").write_text(E2E_PLAYBOOK)
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".cache", "collections"),
+               ANSIBLE_HOME=str(tmp_path / "ansible-home"), ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+               ANSIBLE_LOCALHOST_WARNING="0", ANSIBLE_INVENTORY_UNPARSED_WARNING="0")
+    results = []
+    for run in ("first", "second"):
+        proc = subprocess.run(
+            [os.path.join(os.path.dirname(python), "ansible-playbook"), "-i", str(tmp_path / "inventory.ini"),
+             str(tmp_path / "nightly.yml"), "-e", "report_dir=%s work_dir=%s night=%s run=%s fixture_jobs=%s"
+             % (report, tmp_path, NIGHT1, run, FIXTURE_JOBS)],
+            capture_output=True, text=True, env=env, cwd=str(tmp_path))
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        results.append(load_json(str(tmp_path / ("fleet-result-%s.json" % run))))
+    first, second = results
+    assert first["changed"] is True and second["changed"] is False
+    assert first["fleet"] == second["fleet"]
+    fleet = rows_by_key(first["fleet"])
+    # host-a pass-fail 1/2 and host-b two-agents oracle 1/2: 2/4; nop 0/2 on host-b only.
+    assert (fleet[("hello", "oracle", None)]["n_pass"], fleet[("hello", "oracle", None)]["n_scored"]) == (2, 4)
+    assert fleet[("hello", "nop", None)]["pass_at_1"] == 0.0
+    assert [(h["host"], h["stage"]) for h in first["failed_hosts"]] == [("host-c", "summarize")]
+    assert "output_timestamp 'bad/timestamp' refused" in first["failed_hosts"][0]["error"]
+    night_dir = os.path.join(str(report), NIGHT1)
+    assert sorted(os.listdir(night_dir)) == ["fleet-report.csv", "fleet-report.html", "fleet-report.json",
+                                             "fleet-report.md", "hosts"]
+    assert os.readlink(os.path.join(str(report), "latest")) == NIGHT1
