@@ -19,7 +19,7 @@ SCENARIO_ORDER := docker_engine qemu_binfmt preflight nvidia_runtime harbor_modu
 SCENARIOS_PRESENT := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 SCENARIOS ?= $(filter $(SCENARIOS_PRESENT),$(SCENARIO_ORDER)) $(sort $(filter-out $(SCENARIO_ORDER),$(SCENARIOS_PRESENT)))
 
-.PHONY: help setup host venv collection images runtime-image-tar lint unit molecule test bench demo clean
+.PHONY: help setup host venv collection images runtime-image-tar lint unit molecule test bench demo demo-clean clean
 
 help:
 	@echo "make setup    install host prerequisites (root), the virtualenv and the local images"
@@ -78,8 +78,12 @@ test: venv images
 bench: venv images
 	$(BIN)/python bench/run.py
 
-demo: setup
-	$(BIN)/ansible-playbook -i inventories/local playbooks/demo.yml
+# Reports go to ./reports/<night>/ (fleet-report.md, .csv, .json, .html).
+demo: setup runtime-image-tar
+	$(BIN)/ansible-playbook -i inventories/local playbooks/demo.yml -e aisbench_nightly_report_dir=$(CURDIR)/reports
+
+demo-clean:
+	-docker rm -f -v aisbench-demo-1
 
 clean:
 	rm -rf .cache .pytest_cache

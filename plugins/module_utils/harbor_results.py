@@ -29,6 +29,7 @@ import csv
 import fnmatch
 import io
 import json
+import re
 import os
 import time
 
@@ -709,20 +710,66 @@ def report_timestamp(now=None):
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime(now))
 
 
-def write_reports(result, output_dir, formats=REPORT_FORMATS, timestamp=None, mode=0o644):
-    """Write summary-<timestamp>.{json,csv,md}; returns {format: path}."""
-    timestamp = timestamp or report_timestamp()
-    generated_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    paths = report_paths(output_dir, formats, timestamp)
+def _render_reports(result, formats, generated_at):
     renderers = {
         "json": lambda: json.dumps(dict(result, generated_at=generated_at), indent=2, sort_keys=True) + "\n",
         "csv": lambda: render_csv(result),
         "md": lambda: render_markdown(result, generated_at),
     }
+    return {fmt: renderers[fmt]() for fmt in formats}
+
+
+def _read_text(path):
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _previous_generated_at(paths):
+    """The generation time recorded in existing summary files, or None."""
+    text = _read_text(paths["json"]) if "json" in paths else None
+    if text is not None:
+        try:
+            value = json.loads(text).get("generated_at")
+        except (ValueError, AttributeError):
+            value = None
+        if isinstance(value, str):
+            return value
+    text = _read_text(paths["md"]) if "md" in paths else None
+    if text is not None:
+        match = re.search(r"^Generated (\S+)\.$", text, re.MULTILINE)
+        if match:
+            return match.group(1)
+    return None
+
+
+def write_reports(result, output_dir, formats=REPORT_FORMATS, timestamp=None, mode=0o644):
+    """Write summary-<timestamp>.{json,csv,md}; returns {format: path}."""
+    return write_reports_if_changed(result, output_dir, formats, timestamp, mode)[0]
+
+
+def write_reports_if_changed(result, output_dir, formats=REPORT_FORMATS, timestamp=None, mode=0o644, dry_run=False):
+    """Like write_reports, but leaves existing files alone when only their generation time would change.
+
+    Returns ({format: path}, changed). A rerun on unchanged jobs (the same night's summary) rewrites nothing.
+    dry_run: write nothing, only say whether the files would change (check mode).
+    """
+    timestamp = timestamp or report_timestamp()
+    paths = report_paths(output_dir, formats, timestamp)
+    previous = _previous_generated_at(paths)
+    if previous is not None or "json" not in paths and "md" not in paths:
+        rendered = _render_reports(result, formats, previous)
+        if all(_read_text(path) == rendered[fmt] for fmt, path in paths.items()):
+            return paths, False
+    if dry_run:
+        return paths, True
+    rendered = _render_reports(result, formats, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     for fmt, path in paths.items():
         tmp = "%s.tmp.%d" % (path, os.getpid())
         with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            handle.write(renderers[fmt]())
+            handle.write(rendered[fmt])
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    return paths
+    return paths, True

@@ -233,10 +233,9 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import (
-    report_paths,
     report_timestamp,
     summarize,
-    write_reports,
+    write_reports_if_changed,
 )
 
 TIMESTAMP_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -278,14 +277,15 @@ def main():
         timestamp = timestamp or report_timestamp()
         if os.path.exists(output_dir) and not os.path.isdir(output_dir):
             module.fail_json(msg="output_dir %s exists and is not a directory" % output_dir, **output)
-        output["changed"] = True
-        if module.check_mode or not formats:
-            output["files"] = report_paths(output_dir, formats, timestamp)
+        if not formats:
+            output["files"] = {}
+        elif module.check_mode:
+            output["files"], output["changed"] = write_reports_if_changed(result, output_dir, formats, timestamp, dry_run=True)
         else:
             try:
                 if not os.path.isdir(output_dir):
                     os.makedirs(output_dir, mode=0o755)
-                output["files"] = write_reports(result, output_dir, formats, timestamp)
+                output["files"], output["changed"] = write_reports_if_changed(result, output_dir, formats, timestamp)
             except OSError as exc:
                 module.fail_json(msg="cannot write the summary files to %s: %s" % (output_dir, exc), **output)
     module.exit_json(**output)

@@ -3,6 +3,8 @@
 #   local/debian:{12,13}-minbase       debootstrap --variant=minbase + docker import
 #   aisbench-test/debian-systemd:{12,13}  + systemd as PID 1, python3: Molecule targets
 #   local/busybox:latest               Debian's busybox-static alone (2 MB): a container to run in tests
+#   $work/debian-12-minbase.tar         docker save of local/debian:12-minbase: the sample tasks' upstream image,
+#                                       loaded by baked_images in the demo and e2e targets (air-gapped style)
 # Images that already exist are kept (FORCE=1 rebuilds).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,6 +43,14 @@ if ! have local/busybox:latest; then
   tar -C "$work/busybox/root" -c . | docker import -c 'CMD ["/bin/sh"]' -c 'ENV PATH=/bin' - local/busybox:latest >/dev/null
   rm -rf "$work/busybox"
   echo "images: local/busybox:latest built"
+fi
+
+minbase_tar="$work/debian-12-minbase.tar"
+minbase_id=$(docker image inspect -f '{{.Id}}' local/debian:12-minbase)
+if [ ! -s "$minbase_tar" ] || [ "$(cat "$minbase_tar.id" 2>/dev/null)" != "$minbase_id" ]; then
+  docker save -o "$minbase_tar.tmp" local/debian:12-minbase && chmod 0644 "$minbase_tar.tmp" && mv "$minbase_tar.tmp" "$minbase_tar"
+  echo "$minbase_id" >"$minbase_tar.id"
+  echo "images: $minbase_tar written"
 fi
 
 docker images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "^(local/|aisbench-test/)" | sort

@@ -113,3 +113,24 @@ def test_output_dir_that_is_a_file(capsys, jobs_dir, tmp_path):
     rc, result = run_module(capsys, {"jobs_dir": jobs_dir, "output_dir": str(target)})
     assert rc == 1 and "exists and is not a directory" in result["msg"]
     assert target.read_text() == "x"
+
+
+def test_rerun_with_the_same_timestamp_rewrites_nothing(capsys, jobs_dir, tmp_path):
+    """A nightly rerun summarizes the same finished jobs into the same files: changed=false, files untouched."""
+    out = tmp_path / "reports"
+    args = {"jobs_dir": jobs_dir, "output_dir": str(out), "output_timestamp": "night-1"}
+    rc, first = run_module(capsys, args)
+    assert rc == 0 and first["changed"] is True
+    mtimes = {fmt: os.stat(path).st_mtime_ns for fmt, path in first["files"].items()}
+    rc, check = run_module(capsys, dict(args, _ansible_check_mode=True))
+    assert rc == 0 and check["changed"] is False
+    rc, second = run_module(capsys, args)
+    assert rc == 0 and second["changed"] is False
+    assert {fmt: os.stat(path).st_mtime_ns for fmt, path in second["files"].items()} == mtimes
+    # A job's result changes: the files are rewritten.
+    shutil.rmtree(os.path.join(jobs_dir, sorted(os.listdir(jobs_dir))[0]))
+    rc, check = run_module(capsys, dict(args, _ansible_check_mode=True))
+    assert rc == 0 and check["changed"] is True
+    rc, third = run_module(capsys, args)
+    assert rc == 0 and third["changed"] is True
+    assert len(json.load(open(third["files"]["json"]))["jobs"]) == len(first["jobs"]) - 1
