@@ -382,6 +382,14 @@ def test_rerun_is_byte_identical_and_unchanged(capsys, two_nights):
     assert rc == 0 and result["changed"] is False
     assert digest(night_dir) == first
     assert {fmt: os.stat(os.path.join(night_dir, "fleet-report." + fmt)).st_mtime_ns for fmt in FORMATS} == mtimes
+    # A summary regenerated later (new generated_at, same results) gives the same report.
+    summary_path = os.path.join(night_dir, "hosts", "host-a", "summary.json")
+    before = load_json(summary_path)["generated_at"]
+    time.sleep(1.1)
+    put_summary(two_nights, NIGHT2, "host-a", ["resumed"])
+    assert load_json(summary_path)["generated_at"] != before
+    rc, result = run_module(capsys, args)
+    assert rc == 0 and result["changed"] is False and digest(night_dir) == first
     # Moved elsewhere, the same inputs give the same files (no absolute paths inside).
     moved = two_nights + "-moved"
     shutil.copytree(two_nights, moved, symlinks=True)
