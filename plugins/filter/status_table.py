@@ -1,0 +1,173 @@
+# -*- coding: utf-8 -*-
+# Copyright: aisbench maintainers
+# Apache License 2.0
+"""Fleet status as one fixed-width text table."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+name: status_table
+short_description: Render one dict per host as a fixed-width text table
+version_added: 0.1.0
+description:
+  - Turns a list of dicts, one per host, into one readable fixed-width table (a header, a dashed line, one line per
+    host), for M(ansible.builtin.debug) or a file.
+  - Missing keys, null and empty values are shown as O(missing). Booleans are shown as C(yes)/C(no), lists joined with
+    C(, ) (at most O(list_limit) items, then C(+N)), dicts as C(key=value). Line breaks and tabs in values become spaces,
+    so every host stays on one line; values longer than O(max_width) are cut with C(...).
+  - Numbers are right-aligned, everything else left-aligned.
+  - "Known columns and their titles: C(host) (host), C(container_state) (container), C(restart_policy) (restart),
+    C(engine_version) (engine), C(storage_driver) (storage), C(platform) (platform), C(mounts_ok) (mounts),
+    C(api_key_present) (api key), C(jobs_total) (jobs), C(jobs_finished) (finished), C(jobs_running) (running),
+    C(latest_jobs) (latest jobs), C(harbor_version) (harbor). Any other key can be a column too; its title is the key."
+positional: _input
+options:
+  _input:
+    description: One dict per host.
+    type: list
+    elements: dict
+    required: true
+  columns:
+    description: Keys to show, in order. Default is every known column above.
+    type: list
+    elements: str
+  titles:
+    description: Column titles that replace the default ones, key to title.
+    type: dict
+  missing:
+    description: Text for a missing, null or empty value.
+    type: str
+    default: "-"
+  max_width:
+    description: Longest cell (characters); 0 means no limit.
+    type: int
+    default: 64
+  list_limit:
+    description: Most list items shown in one cell (the newest jobs come first in C(latest_jobs)).
+    type: int
+    default: 3
+"""
+
+EXAMPLES = r"""
+- name: Show the fleet's state
+  ansible.builtin.debug:
+    msg: "{{ (status_rows | aisbench.agent_runtime.status_table).splitlines() }}"
+
+- name: Only a few columns, with a custom title
+  ansible.builtin.copy:
+    content: >-
+      {{ status_rows | aisbench.agent_runtime.status_table(columns=['host', 'container_state', 'jobs_running'],
+         titles={'jobs_running': 'busy'}) }}
+    dest: /srv/aisbench/reports/status.txt
+    mode: "0644"
+  delegate_to: localhost
+  run_once: true
+"""
+
+RETURN = r"""
+_value:
+  description: The table, lines joined with newlines (no trailing newline, no trailing spaces).
+  type: str
+"""
+
+from ansible.errors import AnsibleFilterError
+
+try:
+    from ansible.module_utils.common.text.converters import to_text
+except ImportError:  # pragma: no cover - very old ansible-core
+    to_text = str
+
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.fleet_report import text_table
+
+DEFAULT_COLUMNS = (
+    ("host", "host"),
+    ("container_state", "container"),
+    ("restart_policy", "restart"),
+    ("engine_version", "engine"),
+    ("storage_driver", "storage"),
+    ("platform", "platform"),
+    ("mounts_ok", "mounts"),
+    ("api_key_present", "api key"),
+    ("jobs_total", "jobs"),
+    ("jobs_finished", "finished"),
+    ("jobs_running", "running"),
+    ("latest_jobs", "latest jobs"),
+    ("harbor_version", "harbor"),
+)
+DEFAULT_TITLES = dict(DEFAULT_COLUMNS)
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _cell(value, missing, list_limit):
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        value = ["%s=%s" % (to_text(k), _cell(v, missing, list_limit) or missing) for k, v in value.items()]
+    if isinstance(value, (list, tuple)):
+        items = [_cell(item, missing, list_limit) or missing for item in value]
+        if not items:
+            return None
+        shown = items[:list_limit] if list_limit > 0 else items
+        text = ", ".join(shown)
+        if len(items) > len(shown):
+            text += " +%d" % (len(items) - len(shown))
+        return text
+    text = " ".join(to_text(value).split())
+    return text or None
+
+
+def _cut(text, max_width):
+    if max_width and len(text) > max_width:
+        return text[:max(max_width - 3, 1)] + "..."
+    return text
+
+
+def status_table(rows, columns=None, titles=None, missing="-", max_width=64, list_limit=3):
+    if not isinstance(rows, (list, tuple)):
+        raise AnsibleFilterError("status_table expects a list of dicts (one per host), got %s" % type(rows).__name__)
+    for index, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise AnsibleFilterError("status_table: item %d is a %s, not a dict" % (index, type(row).__name__))
+    if columns is None:
+        columns = [key for key, _title in DEFAULT_COLUMNS]
+    if isinstance(columns, str) or not isinstance(columns, (list, tuple)) or not columns:
+        raise AnsibleFilterError("status_table: columns must be a non-empty list of keys, got %r" % (columns,))
+    columns = [to_text(column) for column in columns]
+    if titles is not None and not isinstance(titles, dict):
+        raise AnsibleFilterError("status_table: titles must be a dict of key to title, got %r" % (titles,))
+    for name, value in (("max_width", max_width), ("list_limit", list_limit)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise AnsibleFilterError("status_table: %s must be an integer >= 0, got %r" % (name, value))
+    if max_width and max_width < 4:
+        raise AnsibleFilterError("status_table: max_width must be 0 (no limit) or at least 4, got %r" % max_width)
+    missing = to_text(missing)
+
+    headers = [to_text((titles or {}).get(column, DEFAULT_TITLES.get(column, column))) for column in columns]
+    if len(set(headers)) != len(headers):
+        raise AnsibleFilterError("status_table: two columns have the same title: %s" % ", ".join(headers))
+    cells = []
+    for row in rows:
+        line = []
+        for column in columns:
+            text = _cell(row.get(column), missing, list_limit)
+            line.append(_cut(text, max_width) if text is not None else missing)
+        cells.append(line)
+    # Right-align a column when every value it has is a number.
+    numeric = set()
+    for column, header in zip(columns, headers):
+        values = [row.get(column) for row in rows if row.get(column) not in (None, "")]
+        if values and all(_is_number(value) for value in values):
+            numeric.add(header)
+    return "\n".join(text_table(headers, cells, right=numeric, missing=missing))
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"status_table": status_table}
