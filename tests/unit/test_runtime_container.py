@@ -1,0 +1,91 @@
+"""runtime_container: the api_key.env template (read back by Harbor's env-file loader) and the script that
+finds running Harbor jobs (run against real processes)."""
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar, trust_as_template
+
+ROLE = Path(__file__).resolve().parents[2] / "roles/runtime_container"
+
+
+def render_api_key_env(keys):
+    templar = Templar(loader=DataLoader(), variables={"runtime_container_api_keys": keys,
+                                                      "_runtime_container_backslash": "\\"})
+    return templar.template(trust_as_template((ROLE / "templates/api_key.env.j2").read_text()))
+
+
+def test_api_key_env_round_trips_through_harbors_loader(tmp_path):
+    """Harbor reads --env-file with python-dotenv: every value must come back unchanged."""
+    dotenv = pytest.importorskip("dotenv", reason="python-dotenv (Harbor's env-file loader) is not installed")
+    keys = {"OPENAI_API_KEY": "sk-it's a \\ back\\\\slash", "B": "plain", "C": " spaced # not a comment ",
+            "D": "$HOME stays", "E": "", "F": 'dq"uote', "G": "=eq=", "H": "ünïcode", "I": 12345}
+    path = tmp_path / "api_key.env"
+    path.write_text(render_api_key_env(keys), encoding="utf-8")
+    assert dict(dotenv.dotenv_values(str(path))) == {key: str(value) for key, value in keys.items()}
+
+
+def test_api_key_env_is_sorted_and_commented():
+    text = render_api_key_env({"Z_KEY": "z", "A_KEY": "a"})
+    lines = text.splitlines()
+    assert all(line.startswith("#") for line in lines[:2])
+    assert lines[2:] == ["A_KEY='a'", "Z_KEY='z'"]
+    assert render_api_key_env({}).splitlines()[2:] == []
+
+
+@pytest.fixture
+def start_harbor(tmp_path):
+    """Starts real processes shaped like Harbor's (interpreter, then a script called harbor, then arguments)."""
+    harbor = tmp_path / "bin" / "harbor"
+    harbor.parent.mkdir()
+    harbor.write_text("#!/bin/sh\nsleep 60\n")  # no exec: the shell keeps harbor's command line
+    harbor.chmod(0o755)
+    started = []
+
+    def start(*argv, command=None):
+        proc = subprocess.Popen(command or ["/bin/sh", str(harbor)] + list(argv), start_new_session=True)
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def running_jobs(pids):
+    """The script's lines for the given processes (the host may run other Harbor jobs)."""
+    out = subprocess.run(["sh", "-c", (ROLE / "files/harbor-jobs.sh").read_text(), "harbor-jobs"],
+                         capture_output=True, text=True, check=True).stdout
+    wanted = {str(pid) for pid in pids}
+    return sorted(line.split("\t", 1)[1] for line in out.splitlines() if line.split("\t", 1)[0] in wanted)
+
+
+def test_harbor_jobs_finds_real_harbor_processes(start_harbor):
+    start = start_harbor
+    procs = [
+        start("job", "start", "-c", "/opt/swebench/config/matrix.yaml", "--job-name", "nightly", "-o", "/opt/swebench/jobs"),
+        start("jobs", "start", "--job-name=older-cli"),
+        start("job", "resume", "-p", "/opt/swebench/jobs/resumed-job"),
+        start("run", "-d", "terminal-bench"),
+        start("job", "start", "-c", "/x.yaml"),
+        # Not jobs: other subcommands, and a shell whose script merely mentions harbor.
+        start("--version"),
+        start("job", "list"),
+        start(command=["/bin/sh", "-c", "sleep 60; : harbor job start --job-name fake", "harbor"]),
+    ]
+    time.sleep(0.3)
+    assert running_jobs(p.pid for p in procs) == ["(unnamed)", "(unnamed)", "nightly", "older-cli", "resumed-job"]
+
+
+def test_harbor_jobs_prints_nothing_without_jobs():
+    out = subprocess.run(["sh", "-c", (ROLE / "files/harbor-jobs.sh").read_text(), "harbor-jobs"],
+                         capture_output=True, text=True, check=True)
+    mine = {str(os.getpid())}
+    assert [line for line in out.stdout.splitlines() if line.split("\t", 1)[0] in mine] == []
+    assert out.returncode == 0
