@@ -39,7 +39,8 @@ def test_parse_recap_ignores_lines_before_the_recap(bench):
 
 def _run(seconds, changed=0, hosts=1, load=1.5):
     snapshot = {"loadavg_1m": load, "other_containers": 3}
-    return {"seconds": seconds, "changed": changed, "hosts": hosts, "load_before": snapshot, "load_after": snapshot}
+    return {"seconds": seconds, "changed": changed, "hosts": hosts, "load_before": snapshot, "load_after": snapshot,
+            "slowest_tasks": [{"task": "docker_engine : Template daemon.json", "seconds": seconds / 4}]}
 
 
 def _results():
@@ -93,3 +94,28 @@ def test_parse_args_sorts_fleet_sizes(bench):
     assert args.hosts == [1, 5, 10]
     assert args.harbor_sizes == [1000]
     assert args.skip_tags == "runtime_container,baked_images"
+
+
+def test_render_markdown_names_the_slowest_tasks(bench):
+    text = bench.render_markdown(_results())
+    assert "Slowest tasks of the best rerun (profile_tasks): docker_engine : Template daemon.json 5.0 s." in text
+    assert "Slowest tasks of the 10-target rerun" in text
+
+
+PROFILE_OUTPUT = """
+PLAY RECAP *********************************************************************
+aisbench-bench-single      : ok=50   changed=0    unreachable=0    failed=0    skipped=30   rescued=0    ignored=0
+
+Thursday 03 December 2026  00:27:30 +0000 (0:00:00.120)       0:00:20.655 *****
+===============================================================================
+aisbench.agent_runtime.preflight : Run the preflight checks ------------- 3.21s
+Gathering Facts --------------------------------------------------------- 1.52s
+aisbench.agent_runtime.docker_engine : Wait for the engine to answer ---- 0.98s
+"""
+
+
+def test_parse_profile_keeps_the_order_and_the_limit(bench):
+    assert bench.parse_profile(PROFILE_OUTPUT, limit=2) == [
+        {"task": "aisbench.agent_runtime.preflight : Run the preflight checks", "seconds": 3.21},
+        {"task": "Gathering Facts", "seconds": 1.52},
+    ]
