@@ -188,22 +188,27 @@ def run_playbook(label, playbook, inventory, args_extra, forks):
                ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".cache", "collections"),
                ANSIBLE_HOME=os.path.join(ROOT, ".cache", "ansible-home"), NO_COLOR="1", ANSIBLE_NOCOLOR="1",
                ANSIBLE_CALLBACKS_ENABLED="ansible.posix.profile_tasks", PROFILE_TASKS_TASK_OUTPUT_LIMIT="10")
-    before = load_snapshot()
-    started = time.perf_counter()
-    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - started
     os.makedirs(LOGS, exist_ok=True)
     log_path = os.path.join(LOGS, label + ".log")
+    before = load_snapshot()
+    # Streamed to the log file so that a long run can be followed with tail -f.
     with open(log_path, "w") as handle:
-        handle.write("$ %s\n%s%s" % (shlex.join(argv), proc.stdout, proc.stderr))
-    hosts = parse_recap(proc.stdout)
-    if proc.returncode != 0 or not hosts or any(h["failed"] or h["unreachable"] for h in hosts.values()):
-        raise RuntimeError("%s failed (rc %d), see %s:\n%s" % (label, proc.returncode, log_path,
-                                                               "\n".join(proc.stdout.splitlines()[-30:])))
+        handle.write("$ %s\n" % shlex.join(argv))
+        handle.flush()
+        started = time.perf_counter()
+        returncode = subprocess.run(argv, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT,
+                                    check=False).returncode
+        seconds = time.perf_counter() - started
+    with open(log_path) as handle:
+        output = handle.read()
+    hosts = parse_recap(output)
+    if returncode != 0 or not hosts or any(h["failed"] or h["unreachable"] for h in hosts.values()):
+        raise RuntimeError("%s failed (rc %d), see %s:\n%s" % (label, returncode, log_path,
+                                                               "\n".join(output.splitlines()[-30:])))
     result = {"seconds": round(seconds, 2), "hosts": len(hosts),
               "changed": sum(h["changed"] for h in hosts.values()),
               "tasks_ok": sum(h["ok"] for h in hosts.values()),
-              "slowest_tasks": parse_profile(proc.stdout),
+              "slowest_tasks": parse_profile(output),
               "load_before": before, "load_after": load_snapshot(),
               "command": "ansible-playbook " + shlex.join(argv[1:])}
     log("%s: %.1f s, %d hosts, changed=%d" % (label, seconds, result["hosts"], result["changed"]))
