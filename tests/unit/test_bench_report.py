@@ -75,7 +75,7 @@ def test_render_markdown_tables_come_from_the_results(bench):
     assert "All reruns: 24.0 s, 20.0 s (changed: 0, 0)" in text
     assert "--skip-tags runtime_container,baked_images" in text
     assert "| 10 | 40.0 s | 4.0 s | 0 | 8.0 s | 5.0x |" in text
-    assert "1-min load average 1.5–6.0" in text
+    assert "1-min load average 1.5–6.0, 3 other containers running" in text
     assert "| 1000 | finished | 0.4 ms | 1.00 MiB | 120.0 ms | 0.50 MiB | 300.0x |" in text
     assert "Measured 2026-12-03 01:00 UTC with `python bench/run.py --hosts 1,10`." in text
 
