@@ -217,6 +217,56 @@ def best_time(impl, job_dir, repeat):
     return min(run_child(impl, job_dir, False)["seconds"] for _ in range(repeat))
 
 
+def run_benchmark(sizes, repeat=3, workdir=None, log=None):
+    """Measure both implementations on synthetic jobs of each size; returns one dict per job."""
+    own_workdir = workdir is None
+    workdir = workdir or tempfile.mkdtemp(prefix="harbor-summary-bench-", dir="/var/tmp")
+    os.makedirs(workdir, exist_ok=True)
+    tpl = templates()
+    rows = []
+    try:
+        for size in sizes:
+            for finished in (True, False):
+                name = "bench-%d-%s" % (size, "finished" if finished else "running")
+                started = time.perf_counter()
+                job_dir = generate_job(workdir, name, size, finished, tpl)
+                generated = time.perf_counter() - started
+                check_same_numbers(job_dir)
+                row = {
+                    "trials": size,
+                    "finished": finished,
+                    "module_utils_seconds": best_time("module_utils", job_dir, repeat),
+                    "naive_seconds": best_time("naive", job_dir, repeat),
+                    "module_utils_peak_bytes": run_child("module_utils", job_dir, True)["peak_bytes"],
+                    "naive_peak_bytes": run_child("naive", job_dir, True)["peak_bytes"],
+                    "generate_seconds": generated,
+                }
+                row["speedup"] = row["naive_seconds"] / row["module_utils_seconds"]
+                rows.append(row)
+                if log:
+                    log("harbor_job_info %d trials (%s): %.1f ms vs naive %.1f ms (generated in %.1f s)" % (
+                        size, name.rsplit("-", 1)[1], row["module_utils_seconds"] * 1000,
+                        row["naive_seconds"] * 1000, generated))
+                shutil.rmtree(job_dir)
+    finally:
+        if own_workdir:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return rows
+
+
+def markdown_table(rows):
+    lines = [
+        "| trials | job | harbor_job_info time | harbor_job_info peak | naive time | naive peak | speed-up |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        lines.append("| %d | %s | %.1f ms | %.2f MiB | %.1f ms | %.2f MiB | %.1fx |" % (
+            row["trials"], "finished" if row["finished"] else "running (5% of trials unfinished)",
+            row["module_utils_seconds"] * 1000, row["module_utils_peak_bytes"] / 2**20,
+            row["naive_seconds"] * 1000, row["naive_peak_bytes"] / 2**20, row["speedup"]))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
@@ -231,34 +281,8 @@ def main():
         print(json.dumps(measure(args.child[0], args.child[1], args.memory)))
         return 0
 
-    workdir = args.workdir or tempfile.mkdtemp(prefix="harbor-summary-bench-", dir="/var/tmp")
-    os.makedirs(workdir, exist_ok=True)
-    tpl = templates()
-    lines = [
-        "| trials | job | module_utils time | module_utils peak | naive time | naive peak | speed-up |",
-        "|---:|---|---:|---:|---:|---:|---:|",
-    ]
-    try:
-        for size in args.sizes:
-            for finished in (True, False):
-                name = "bench-%d-%s" % (size, "finished" if finished else "running")
-                started = time.perf_counter()
-                job_dir = generate_job(workdir, name, size, finished, tpl)
-                generated = time.perf_counter() - started
-                check_same_numbers(job_dir)
-                ours = best_time("module_utils", job_dir, args.repeat)
-                naive = best_time("naive", job_dir, args.repeat)
-                ours_peak = run_child("module_utils", job_dir, True)["peak_bytes"]
-                naive_peak = run_child("naive", job_dir, True)["peak_bytes"]
-                lines.append("| %d | %s | %.1f ms | %.2f MiB | %.1f ms | %.2f MiB | %.1fx |" % (
-                    size, "finished" if finished else "running (5% of trials unfinished)",
-                    ours * 1000, ours_peak / 2**20, naive * 1000, naive_peak / 2**20, naive / ours))
-                print("generated %s in %.1f s" % (name, generated), file=sys.stderr)
-                shutil.rmtree(job_dir)
-    finally:
-        if not args.workdir:
-            shutil.rmtree(workdir, ignore_errors=True)
-    table = "\n".join(lines) + "\n"
+    rows = run_benchmark(args.sizes, args.repeat, args.workdir, log=lambda line: print(line, file=sys.stderr))
+    table = markdown_table(rows)
     print(table, end="")
     if args.output:
         with open(args.output, "w") as handle:

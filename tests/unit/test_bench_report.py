@@ -1,0 +1,121 @@
+"""bench/run.py: PLAY RECAP parsing and the Markdown report built from results.json."""
+import importlib.util
+import os
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_run", os.path.join(ROOT, "bench", "run.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+RECAP_OUTPUT = """
+TASK [aisbench.agent_runtime.docker_engine : Template daemon.json] *************
+ok: [aisbench-bench-fleet-01]
+
+PLAY RECAP *********************************************************************
+aisbench-bench-fleet-01    : ok=41   changed=0    unreachable=0    failed=0    skipped=17   rescued=0    ignored=0
+aisbench-bench-fleet-02    : ok=40   changed=2    unreachable=0    failed=1    skipped=17   rescued=0    ignored=0
+"""
+
+
+def test_parse_recap_reads_every_host(bench):
+    hosts = bench.parse_recap(RECAP_OUTPUT)
+    assert hosts == {
+        "aisbench-bench-fleet-01": {"ok": 41, "changed": 0, "unreachable": 0, "failed": 0, "skipped": 17},
+        "aisbench-bench-fleet-02": {"ok": 40, "changed": 2, "unreachable": 0, "failed": 1, "skipped": 17},
+    }
+
+
+def test_parse_recap_ignores_lines_before_the_recap(bench):
+    assert bench.parse_recap("ok: [host] => ok=1 changed=0 unreachable=0 failed=0 skipped=0\n") == {}
+
+
+def _run(seconds, changed=0, hosts=1, load=1.5):
+    snapshot = {"loadavg_1m": load, "other_containers": 3}
+    return {"seconds": seconds, "changed": changed, "hosts": hosts, "load_before": snapshot, "load_after": snapshot,
+            "slowest_tasks": [{"task": "docker_engine : Template daemon.json", "seconds": seconds / 4}]}
+
+
+def _results():
+    return {
+        "machine": {"cpus": 2, "cpu_model": "Test CPU", "memory_gib": 24.0, "os": "Debian GNU/Linux 12 (bookworm)",
+                    "kernel": "6.1.0", "docker": "20.10.24", "ansible": "ansible [core 2.19.14]", "python": "3.11.2"},
+        "single": {"first": _run(300.0, changed=40), "reruns": [_run(24.0), _run(20.0)], "facts": [_run(5.0), _run(4.0)],
+                   "rerun_seconds": 20.0, "facts_seconds": 4.0, "ratio": 5.0, "changed": 0,
+                   "tags": "", "skip_tags": "runtime_container,baked_images",
+                   "measured_at": "2026-12-03 00:30 UTC", "command": "python bench/run.py --skip-fleet"},
+        "fleet": {"first": _run(200.0, changed=300, hosts=10), "tags": "preflight,host", "forks": 10,
+                  "measured_at": "2026-12-03 01:00 UTC", "command": "python bench/run.py --hosts 1,10",
+                  "rows": [
+                      {"hosts": 1, "reruns": [_run(10.0)], "facts": [_run(2.0)], "rerun_seconds": 10.0,
+                       "facts_seconds": 2.0, "ratio": 5.0, "changed": 0, "per_host_seconds": 10.0},
+                      {"hosts": 10, "reruns": [_run(40.0, hosts=10, load=6.0)], "facts": [_run(8.0, hosts=10)],
+                       "rerun_seconds": 40.0, "facts_seconds": 8.0, "ratio": 5.0, "changed": 0,
+                       "per_host_seconds": 4.0},
+                  ]},
+        "harbor": [{"trials": 1000, "finished": True, "module_utils_seconds": 0.0004, "naive_seconds": 0.12,
+                    "module_utils_peak_bytes": 2**20, "naive_peak_bytes": 2**19, "speedup": 300.0}],
+        "harbor_repeat": 3, "harbor_measured_at": "2026-12-03 00:10 UTC", "harbor_command": "python bench/run.py",
+    }
+
+
+def test_render_markdown_tables_come_from_the_results(bench):
+    text = bench.render_markdown(_results())
+    assert "2 cores (Test CPU), 24.0 GiB RAM, Debian GNU/Linux 12 (bookworm)" in text
+    assert "Docker 20.10.24 host engine" in text
+    assert "| first run (provisioning) | 300.0 s | 40 | 75.0x |" in text
+    assert "| idempotent rerun | 20.0 s | 0 | **5.0x** |" in text
+    assert "All reruns: 24.0 s, 20.0 s (changed: 0, 0)" in text
+    assert "--skip-tags runtime_container,baked_images" in text
+    assert "| 10 | 40.0 s | 4.0 s | 0 | 8.0 s | 5.0x |" in text
+    assert "1-min load average 1.5–6.0, 3 other containers running" in text
+    assert "| 1000 | finished | 0.4 ms | 1.00 MiB | 120.0 ms | 0.50 MiB | 300.0x |" in text
+    assert "Measured 2026-12-03 01:00 UTC with `python bench/run.py --hosts 1,10`." in text
+
+
+def test_render_markdown_leaves_out_parts_never_measured(bench):
+    results = _results()
+    del results["fleet"], results["harbor"]
+    text = bench.render_markdown(results)
+    assert "## Idempotent rerun" in text
+    assert "Fleet scaling" not in text
+    assert "## harbor_job_info" not in text
+
+
+def test_parse_args_sorts_fleet_sizes(bench):
+    args = bench.parse_args(["--hosts", "10,1,5,5", "--harbor-sizes", "1000"])
+    assert args.hosts == [1, 5, 10]
+    assert args.harbor_sizes == [1000]
+    assert args.skip_tags == "runtime_container,baked_images"
+
+
+def test_render_markdown_names_the_slowest_tasks(bench):
+    text = bench.render_markdown(_results())
+    assert "Slowest tasks of the best rerun (profile_tasks): docker_engine : Template daemon.json 5.0 s." in text
+    assert "Slowest tasks of the 10-target rerun" in text
+
+
+PROFILE_OUTPUT = """
+PLAY RECAP *********************************************************************
+aisbench-bench-single      : ok=50   changed=0    unreachable=0    failed=0    skipped=30   rescued=0    ignored=0
+
+Thursday 03 December 2026  00:27:30 +0000 (0:00:00.120)       0:00:20.655 *****
+===============================================================================
+aisbench.agent_runtime.preflight : Run the preflight checks ------------- 3.21s
+Gathering Facts --------------------------------------------------------- 1.52s
+aisbench.agent_runtime.docker_engine : Wait for the engine to answer ---- 0.98s
+"""
+
+
+def test_parse_profile_keeps_the_order_and_the_limit(bench):
+    assert bench.parse_profile(PROFILE_OUTPUT, limit=2) == [
+        {"task": "aisbench.agent_runtime.preflight : Run the preflight checks", "seconds": 3.21},
+        {"task": "Gathering Facts", "seconds": 1.52},
+    ]
