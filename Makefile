@@ -57,7 +57,7 @@ runtime-image-tar: venv images
 lint: venv
 	$(BIN)/yamllint -s .
 	$(BIN)/ansible-lint
-	$(BIN)/python -m compileall -q plugins tests
+	$(BIN)/python -m compileall -q plugins tests bench
 
 unit: venv
 	$(BIN)/pytest -q tests/unit
@@ -80,7 +80,7 @@ test: venv images
 	@start=$$(date +%s); $(MAKE) --no-print-directory integration; echo "=== integration: $$(( $$(date +%s) - start )) s"
 	@start=$$(date +%s); $(MAKE) --no-print-directory molecule; echo "=== molecule: $$(( $$(date +%s) - start )) s"
 
-bench: venv images
+bench: venv images runtime-image-tar
 	$(BIN)/python bench/run.py
 
 # Reports go to ./reports/<night>/ (fleet-report.md, .csv, .json, .html).
