@@ -67,12 +67,16 @@ integration: venv images
 	$(BIN)/pytest -q tests/integration
 
 molecule: venv runtime-image-tar
-	@for scenario in $(SCENARIOS); do \
+	@failed=""; for scenario in $(SCENARIOS); do \
 	  start=$$(date +%s); \
 	  echo "=== molecule scenario $$scenario"; \
-	  $(BIN)/molecule test -s $$scenario || { echo "=== scenario $$scenario FAILED after $$(( $$(date +%s) - start )) s"; exit 1; }; \
-	  echo "=== scenario $$scenario passed in $$(( $$(date +%s) - start )) s"; \
-	done
+	  if $(BIN)/molecule test -s $$scenario; then \
+	    echo "=== scenario $$scenario passed in $$(( $$(date +%s) - start )) s"; \
+	  else \
+	    echo "=== scenario $$scenario FAILED after $$(( $$(date +%s) - start )) s"; failed="$$failed $$scenario"; \
+	  fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "=== failed scenarios:$$failed"; exit 1; fi
 
 test: venv images
 	@start=$$(date +%s); $(MAKE) --no-print-directory lint; echo "=== lint: $$(( $$(date +%s) - start )) s"
