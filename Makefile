@@ -24,7 +24,7 @@ SCENARIOS ?= $(filter $(SCENARIOS_PRESENT),$(SCENARIO_ORDER)) $(sort $(filter-ou
 help:
 	@echo "make setup    install host prerequisites (root), the virtualenv and the local images"
 	@echo "make demo     provision a local target and run a nightly benchmark (the main job)"
-	@echo "make test     lint + unit + every Molecule scenario ($(SCENARIOS))"
+	@echo "make test     lint + unit + integration (bad input) + every Molecule scenario ($(SCENARIOS))"
 	@echo "make bench    performance benchmarks, written to docs/performance.md"
 
 setup: host venv images
