@@ -614,6 +614,22 @@ FLEET_HEADERS = ["benchmark", "agent", "model", "pass@1", "previous", "delta", "
                  "errored", "hosts", "host range"]
 
 
+HOST_TABLE_HEADERS = ["host", "status", "benchmark", "agent", "model", "pass@1", "previous", "delta", "change",
+                      "passed", "scored", "errored", "exceptions"]
+
+
+def _host_table_rows(report):
+    """The per-host table (Markdown and HTML): (cells, change) for every row of every host."""
+    table = []
+    for host in report["hosts"]:
+        for row in host["rows"] + host["gone"]:
+            table.append(([host["host"], host["status"], row["benchmark"], row["agent"], row["model"],
+                           fmt_rate(row.get("pass_at_1")), fmt_rate(row["previous_pass_at_1"]),
+                           fmt_delta(row.get("delta")), row["change"], row.get("n_pass"), row.get("n_scored"),
+                           row.get("n_errored"), fmt_exceptions(row.get("exceptions") or {})], row["change"]))
+    return table
+
+
 def render_markdown(report):
     fleet = report["fleet"]
     lines = ["# Fleet report %s" % _md(report["night"]), ""] + _intro(report) + ["", "## Fleet pass@1", ""]
@@ -657,16 +673,9 @@ def render_markdown(report):
         lines.append("None.")
 
     lines += ["", "## Per host", ""]
-    host_rows = []
-    for host in report["hosts"]:
-        for row in host["rows"] + host["gone"]:
-            host_rows.append([host["host"], host["status"], row["benchmark"], row["agent"], row["model"],
-                              fmt_rate(row.get("pass_at_1")), fmt_rate(row["previous_pass_at_1"]),
-                              fmt_delta(row.get("delta")), row["change"], row.get("n_pass"), row.get("n_scored"),
-                              row.get("n_errored"), fmt_exceptions(row.get("exceptions") or {})])
+    host_rows = [cells for cells, _change in _host_table_rows(report)]
     if host_rows:
-        lines += _md_table(["host", "status", "benchmark", "agent", "model", "pass@1", "previous", "delta", "change",
-                            "passed", "scored", "errored", "exceptions"], host_rows)
+        lines += _md_table(HOST_TABLE_HEADERS, host_rows)
     else:
         lines.append("No host rows.")
     notes = [(h["host"], note) for h in report["hosts"] for note in h["notes"]]
@@ -791,16 +800,9 @@ def render_html(report):
     body.append(_html_table(["host", "reason"], [[h["host"], h["reason"]] for h in report["no_result_hosts"]])
                 if report["no_result_hosts"] else "<p>None.</p>")
     body.append("<h2>Per host</h2>")
-    host_rows, classes = [], []
-    for host in report["hosts"]:
-        for row in host["rows"] + host["gone"]:
-            host_rows.append([host["host"], host["status"], row["benchmark"], row["agent"], row["model"],
-                              fmt_rate(row.get("pass_at_1")), fmt_rate(row["previous_pass_at_1"]),
-                              fmt_delta(row.get("delta")), row["change"], row.get("n_pass"), row.get("n_scored"),
-                              row.get("n_errored"), fmt_exceptions(row.get("exceptions") or {})])
-            classes.append(row["change"])
-    body.append(_html_table(["host", "status", "benchmark", "agent", "model", "pass@1", "previous", "delta", "change",
-                             "passed", "scored", "errored", "exceptions"], host_rows, classes)
+    host_table = _host_table_rows(report)
+    host_rows = [cells for cells, _change in host_table]
+    body.append(_html_table(HOST_TABLE_HEADERS, host_rows, [change for _cells, change in host_table])
                 if host_rows else "<p>No host rows.</p>")
     notes = list(report["warnings"]) + ["%s: %s" % (h["host"], note) for h in report["hosts"] for note in h["notes"]]
     if notes:

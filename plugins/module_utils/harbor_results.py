@@ -29,8 +29,8 @@ import csv
 import fnmatch
 import io
 import json
-import re
 import os
+import re
 import time
 
 KEYWORD_ALL = "all"
