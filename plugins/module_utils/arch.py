@@ -15,6 +15,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import collections
+import struct
 
 Arch = collections.namedtuple(
     "Arch",
@@ -130,6 +131,21 @@ def native_arches(host):
     """Canonical names the host runs without emulation: its own plus compatible ones (x86_64 runs i386)."""
     name = qemu_arch(host)
     return (name,) + NATIVE_COMPAT.get(name, ())
+
+
+def arch_from_elf(header):
+    """Canonical name of the architecture an ELF header (its first 20 bytes or more) is built for; None when the
+    bytes are not an ELF header of a known architecture."""
+    header = bytes(header or b"")
+    if len(header) < 20 or header[:4] != b"\x7fELF" or header[4] not in (1, 2) or header[5] not in (1, 2):
+        return None
+    elf_class = 32 if header[4] == 1 else 64
+    endian = "little" if header[5] == 1 else "big"
+    machine = struct.unpack("<H" if endian == "little" else ">H", header[18:20])[0]
+    for arch in ARCHES.values():
+        if (arch.elf_class, arch.elf_endian, arch.elf_machine) == (elf_class, endian, machine):
+            return arch.qemu
+    return None
 
 
 def split_native(values, host):

@@ -16,11 +16,20 @@ __metaclass__ = type
 
 import binascii
 import os
+import stat
 import struct
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.arch import ARCHES, native_arches, qemu_arch
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.arch import (
+    ARCHES,
+    UnknownArchError,
+    arch_from_elf,
+    native_arches,
+    qemu_arch,
+)
 
 PROC_DIR = "/proc/sys/fs/binfmt_misc"
+# The kernel's own executable whose ELF header tells (besides uname) what the kernel runs natively.
+KERNEL_SHELL = "/bin/sh"
 FLAG_ORDER = "POCF"  # the order the kernel prints them in
 # binfmt.d(5) search path, highest precedence first; a file name earlier in the list hides later ones.
 BINFMT_D_DIRS = ("/etc/binfmt.d", "/run/binfmt.d", "/usr/local/lib/binfmt.d", "/usr/lib/binfmt.d", "/lib/binfmt.d")
@@ -475,27 +484,96 @@ def build_probe(arch):
     return header + program + body
 
 
-def native_headers(host, extra_paths=("/bin/sh",)):
-    """(label, first 64 bytes) of a probe for every arch the host runs natively, plus real native binaries."""
-    headers = [("probe:" + name, build_probe(name)[:64]) for name in native_arches(host)]
+def kernel_native(machine, shell_header, shell=KERNEL_SHELL):
+    """What a kernel runs natively, from its uname -m (machine) and the ELF header of its own shell.
+
+    Both are asked because either alone can be fooled (a personality such as setarch i686 changes uname; a shell
+    may be missing). Returns {'uname', 'uname_arch', 'shell', 'shell_arch', 'arch', 'native'}: arch is the
+    kernel's own architecture, native every architecture it runs without emulation (the union of both answers).
+    """
+    try:
+        uname_arch = qemu_arch(machine)
+    except UnknownArchError:
+        uname_arch = None
+    shell_arch = arch_from_elf(shell_header)
+    if uname_arch is None and shell_arch is None:
+        raise BinfmtError("cannot tell what the running kernel executes natively: uname -m says %r and %s is not an "
+                          "ELF executable of a known architecture" % (machine, shell))
+    native = []
+    for name in (uname_arch, shell_arch):
+        for arch in native_arches(name) if name else ():
+            if arch not in native:
+                native.append(arch)
+    return {"uname": machine, "uname_arch": uname_arch, "shell": shell, "shell_arch": shell_arch,
+            "arch": uname_arch or shell_arch, "native": native}
+
+
+def read_header(path, size=64):
+    """First size bytes of path (a regular file), b"" when it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (IOError, OSError):
+        return b""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        return os.read(fd, size)
+    except (IOError, OSError):
+        return b""
+    finally:
+        os.close(fd)
+
+
+def running_kernel(shell=KERNEL_SHELL):
+    """kernel_native() of the kernel this code runs on: os.uname() and its own shell, never a fact or a parameter."""
+    return kernel_native(os.uname()[4], read_header(os.path.realpath(shell)), shell)
+
+
+def check_declared_arch(declared, kernel, what="host_arch"):
+    """Raise BinfmtError when a declared host architecture (a parameter or a fact) disagrees with the kernel."""
+    if declared in (None, ""):
+        return
+    try:
+        name = qemu_arch(declared)
+    except UnknownArchError as exc:
+        raise BinfmtError("%s: %s" % (what, exc))
+    if name not in kernel["native"]:
+        raise BinfmtError(
+            "%s is %s but the running kernel is %s (uname -m: %s; %s: %s executable). A stale or wrong fact? "
+            "Nothing was changed: the kernel decides which architectures are native."
+            % (what, declared, kernel["arch"], kernel["uname"], kernel["shell"], kernel["shell_arch"] or "not a known ELF"))
+
+
+def native_headers(native, extra_paths=(KERNEL_SHELL,)):
+    """(label, first 64 bytes) of a probe for every native architecture, plus real native binaries.
+
+    native: the architectures the kernel runs natively (kernel_native()['native']), or one host name.
+    """
+    arches = native_arches(native) if isinstance(native, str) else native
+    headers = [("probe:" + name, build_probe(name)[:64]) for name in arches]
     for path in extra_paths:
-        try:
-            with open(os.path.realpath(path), "rb") as handle:
-                headers.append((path, handle.read(64)))
-        except (IOError, OSError):
-            pass
+        header = read_header(os.path.realpath(path))
+        if header:
+            headers.append((path, header))
     return headers
 
 
-def hijackers(entries, host, extra_paths=("/bin/sh",)):
+def native_matches(entry, headers):
+    """Labels of the native headers the entry would take (empty when it matches none)."""
+    if entry is None:
+        return []
+    return [label for label, header in headers if entry.matches(header)]
+
+
+def hijackers(entries, native, extra_paths=(KERNEL_SHELL,), headers=None):
     """Enabled handlers that would take over native executables: [{'name', 'matches': [labels]}]."""
     found = []
-    headers = native_headers(host, extra_paths)
+    headers = native_headers(native, extra_paths) if headers is None else headers
     for name in sorted(entries):
         entry = entries[name]
         if not entry.enabled:
             continue
-        labels = [label for label, header in headers if entry.matches(header)]
+        labels = native_matches(entry, headers)
         if labels:
             found.append({"name": name, "interpreter": entry.interpreter, "matches": labels})
     return found

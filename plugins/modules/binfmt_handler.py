@@ -16,6 +16,10 @@ description:
     executables of that architecture through C(qemu-<arch>) user emulation, and writes one binfmt.d(5) file per
     handler (C(<binfmt_d_dir>/qemu-<arch>.conf)) so C(systemd-binfmt) registers it again at boot.
   - Refuses to register an architecture the host runs natively (its own and, on x86_64, i386); see O(on_native).
+    What is native is decided from the running kernel of the target (C(uname -m) of the machine the module runs on
+    and the ELF header of its own C(/bin/sh)), never from a parameter or a fact.
+  - No path registers a handler whose rule matches the kernel's own executables: not a requested architecture, not
+    a handler or binfmt.d file restored by O(state=absent).
   - Records every handler and file it creates in a manifest. O(state=absent) (and O(exclusive) for handlers no
     longer listed) removes exactly those, restoring a same-named handler or file it had replaced, and nothing else.
   - Reports enabled handlers, binfmt.d rules and binfmt-support entries that would take over native executables;
@@ -79,7 +83,10 @@ options:
     choices: [fail, skip]
     default: fail
   host_arch:
-    description: The architecture to protect; defaults to the running kernel's (C(uname -m)).
+    description:
+      - What the caller believes the host's architecture is (for example C(ansible_architecture)). It is only
+        compared with the running kernel: when the kernel does not run it natively the module fails naming both
+        values and changes nothing. It never decides what is native.
     type: str
   exclusive:
     description: With O(state=present), also remove the handlers of the manifest that O(arches) no longer lists.
@@ -153,11 +160,17 @@ skipped_native:
   type: list
   elements: str
 native_arches:
-  description: Architectures the host runs natively.
+  description: Architectures the running kernel runs natively.
   returned: always
   type: list
   elements: str
   sample: [x86_64, i386]
+kernel:
+  description: How the running kernel was identified (its C(uname -m) and its own C(/bin/sh)).
+  returned: always
+  type: dict
+  sample: {"uname": "x86_64", "uname_arch": "x86_64", "shell": "/bin/sh", "shell_arch": "x86_64", "arch": "x86_64",
+           "native": ["x86_64", "i386"]}
 hijackers:
   description: Enabled handlers matching native executables (before removal), with what they matched.
   returned: always
@@ -185,28 +198,26 @@ import os
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.arch import (
-    UnknownArchError,
-    native_arches,
-    qemu_arch,
-    split_native,
-)
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.arch import UnknownArchError, qemu_arch
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.binfmt import (
     BINFMT_D_DIRS,
     BinfmtError,
     Entry,
+    check_declared_arch,
     elf_magic_mask,
     effective_rule_files,
     handler_name,
     hijackers,
     is_mounted,
     native_headers,
+    native_matches,
     normalize_flags,
     parse_binfmts_admin,
     parse_rule_line,
     parse_rules_file,
     read_entries,
     register,
+    running_kernel,
     set_enabled,
     unregister,
 )
@@ -240,6 +251,7 @@ class Handler(object):
         self.after = []
         self.live = {}
         self.mounted_here = False
+        self.headers = []  # native executables' headers: no handler this module registers may match one
 
     # --- helpers --------------------------------------------------------------------------------
 
@@ -255,12 +267,26 @@ class Handler(object):
             self.after.append(after)
 
     def kernel(self, action, *args):
-        if self.check:
-            return
-        try:
-            action(*args, proc_dir=self.proc_dir)
-        except BinfmtError as exc:
-            self.fail(str(exc))
+        """Run a binfmt_misc write and keep self.live what the kernel now holds (check mode: would hold)."""
+        if not self.check:
+            try:
+                action(*args, proc_dir=self.proc_dir)
+            except BinfmtError as exc:
+                self.fail(str(exc))
+        if action is register:
+            self.live[args[0].name] = parse_rule_line(args[0].rule_line())
+        elif action is unregister:
+            self.live.pop(args[0], None)
+        elif action is set_enabled and args[0] in self.live:
+            self.live[args[0]].enabled = args[1]
+
+    def refuse_native(self, entry, why):
+        """Fail before registering an entry that would take over the kernel's own executables."""
+        labels = native_matches(entry, self.headers)
+        if labels:
+            self.fail("refusing to register %s (%s): its rule matches this host's own executables (%s), so native "
+                      "programs would run through %s. Nothing was registered for it."
+                      % (entry.name, why, ", ".join(labels), entry.interpreter))
 
     def write_path(self, path, state):
         """Make path hold state ({'content'} or {'symlink'}) or, with state None, remove it."""
@@ -356,6 +382,7 @@ class Handler(object):
         return Entry(handler_name(arch), interpreter, self.params["flags"], magic=magic, mask=mask)
 
     def ensure_live(self, entry, record):
+        self.refuse_native(entry, "requested architecture")
         live = self.live.get(entry.name)
         if live is not None and entry.same_definition(live):
             if not live.enabled:
@@ -419,12 +446,27 @@ class Handler(object):
             self.module.warn("%s was changed by someone else since this module wrote it: left in place" % path)
         else:
             previous = record.get("previous_file")
+            bad = self.native_rules(previous)
+            if bad:
+                self.module.warn("%s is not restored to the file it replaced: that file registers %s, which matches "
+                                 "this host's own executables" % (path, ", ".join(bad)))
+                previous = None
             if current != previous:
                 self.changed("file %s:\n%s" % (path, self.describe(current)),
                              "file %s:\n%s" % (path, self.describe(previous)))
                 self.write_path(path, previous)
                 self.result["files"].append(path)
         record["file"] = None
+
+    def native_rules(self, state):
+        """Names of the rules in a file state ({'content'}) that match native executables."""
+        if not state or "content" not in state:
+            return []
+        try:
+            rules = parse_rules_file(state["content"])
+        except BinfmtError:
+            return []
+        return [rule.name for rule in rules if native_matches(rule, self.headers)]
 
     @staticmethod
     def is_our_file(state, record):
@@ -447,7 +489,11 @@ class Handler(object):
             previous = record.get("previous_rule")
             if previous:
                 entry = parse_rule_line(previous)
-                if os.access(entry.interpreter, os.X_OK):
+                labels = native_matches(entry, self.headers)
+                if labels:
+                    self.module.warn("handler %s replaced earlier by this module is not restored: it matches this "
+                                     "host's own executables (%s)" % (name, ", ".join(labels)))
+                elif os.access(entry.interpreter, os.X_OK):
                     self.changed(None, "handler %s: %s (restored)" % (name, previous))
                     self.kernel(register, entry)
                 else:
@@ -462,12 +508,22 @@ class Handler(object):
     # --- native protection ----------------------------------------------------------------------
 
     def protect_native(self, manifest):
-        host = self.params["host_arch"]
         remove = self.params["remove_native"]
-        found = hijackers(self.live, host)
+        # self.live is what the kernel holds after this run's changes: a handler registered above is never
+        # mistaken for the one it replaced (and it cannot match: refuse_native checked it).
+        found = hijackers(self.live, None, headers=self.headers)
         self.result["hijackers"] = found
         for item in found:
-            if remove:
+            if item["name"] in manifest["handlers"]:
+                # Recorded as ours (by an earlier release that trusted a wrong fact): always remove it.
+                self.changed("handler %s: %s" % (item["name"], self.live[item["name"]].rule_line()),
+                             "handler %s: (not registered: matched native %s)" % (item["name"], ", ".join(item["matches"])))
+                self.kernel(unregister, item["name"])
+                self.result["unregistered"].append(item["name"])
+                record = manifest["handlers"].pop(item["name"])
+                record["previous_rule"] = None
+                self.remove_file(record)
+            elif remove:
                 self.changed("handler %s: %s" % (item["name"], self.live[item["name"]].rule_line()),
                              "handler %s: (not registered: matched native %s)" % (item["name"], ", ".join(item["matches"])))
                 self.kernel(unregister, item["name"])
@@ -476,7 +532,7 @@ class Handler(object):
                 self.module.warn("binfmt_misc handler %s (%s) takes over native executables (%s): native programs "
                                  "run through an emulator; unregister it or set remove_native=true"
                                  % (item["name"], item["interpreter"], ", ".join(item["matches"])))
-        headers = native_headers(host)
+        headers = self.headers
         etc_dir = self.params["binfmt_d_dir"]
         for basename, path in sorted(effective_rule_files(self.rule_dirs()).items()):
             try:
@@ -538,15 +594,26 @@ class Handler(object):
     def run(self):
         params = self.params
         try:
+            kernel = running_kernel()
+            check_declared_arch(params["host_arch"], kernel)
+        except BinfmtError as exc:
+            self.fail(str(exc))
+        self.result["kernel"] = kernel
+        self.result["native_arches"] = list(kernel["native"])
+        self.headers = native_headers(kernel["native"])
+        host = kernel["arch"]
+        try:
             params["flags"] = normalize_flags(params["flags"])
-            host = qemu_arch(params["host_arch"] or os.uname()[4])
-            params["host_arch"] = host
-            foreign, native = split_native(params["arches"], host)
+            foreign, native = [], []
+            for value in params["arches"]:
+                name = qemu_arch(value)
+                bucket = native if name in kernel["native"] else foreign
+                if name not in bucket:
+                    bucket.append(name)
         except UnknownArchError as exc:
             self.fail("arches: %s" % exc)
         except BinfmtError as exc:
             self.fail("flags: %s" % exc)
-        self.result["native_arches"] = list(native_arches(host))
         if native and params["state"] == "present":
             if params["on_native"] == "fail":
                 self.fail("arches: %s %s natively on this %s host; a handler for %s would route the host's own "

@@ -39,7 +39,10 @@ options:
     type: int
     default: 30
   host_arch:
-    description: The architecture whose native executables must not be taken over; defaults to C(uname -m).
+    description:
+      - What the caller believes the host's architecture is (for example C(ansible_architecture)). The native
+        architectures come from the running kernel (C(uname -m) and the ELF header of C(/bin/sh)); when the kernel
+        does not run this one natively the module fails naming both values.
     type: str
   proc_dir:
     description: Mount point of the binfmt_misc file system. When nothing is mounted there, RV(handlers) is empty.
@@ -76,6 +79,10 @@ mounted:
   description: Whether binfmt_misc was mounted at O(proc_dir) (before a mount made by O(mount)).
   returned: always
   type: bool
+kernel:
+  description: How the running kernel was identified (its C(uname -m) and its own C(/bin/sh)).
+  returned: always
+  type: dict
 host_arch:
   description: Canonical name of the protected architecture.
   returned: always
@@ -119,17 +126,16 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.arch import (
-    UnknownArchError,
-    native_arches,
-    qemu_arch,
-)
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.arch import UnknownArchError, qemu_arch
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.binfmt import (
+    BinfmtError,
     build_probe,
+    check_declared_arch,
     hijackers,
     is_mounted,
     probe_message,
     read_entries,
+    running_kernel,
 )
 
 
@@ -176,11 +182,16 @@ def main():
     )
     params = module.params
     try:
-        host = qemu_arch(params["host_arch"] or os.uname()[4])
+        kernel = running_kernel()
+        check_declared_arch(params["host_arch"], kernel)
+    except BinfmtError as exc:
+        module.fail_json(msg=str(exc))
+    try:
         probe = [qemu_arch(arch) for arch in params["probe"]]
     except UnknownArchError as exc:
-        module.fail_json(msg="probe/host_arch: %s" % exc)
-    native = native_arches(host)
+        module.fail_json(msg="probe: %s" % exc)
+    host = kernel["arch"]
+    native = kernel["native"]
     if params["probe_native"] and host not in probe:
         probe.insert(0, host)
 
@@ -204,7 +215,8 @@ def main():
         host_arch=host,
         native_arches=list(native),
         handlers=dict((name, entry.to_dict()) for name, entry in entries.items()),
-        hijackers=hijackers(entries, host),
+        kernel=kernel,
+        hijackers=hijackers(entries, native),
         probes={},
     )
     if probe:

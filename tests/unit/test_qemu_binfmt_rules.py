@@ -179,3 +179,63 @@ def test_is_mounted_reads_mountinfo(tmp_path):
     with info.open("a") as handle:
         handle.write("61 40 0:53 / /proc/sys/fs/binfmt_misc rw,nosuid,nodev - binfmt_misc binfmt_misc rw\n")
     assert binfmt.is_mounted("/proc/sys/fs/binfmt_misc", str(info))
+
+
+# --- the kernel decides what is native (never a parameter or a fact) -------------------------------------------------
+
+@pytest.mark.parametrize("name", list(arch.ARCHES))
+def test_arch_from_elf_reads_every_probe_header(name):
+    assert arch.arch_from_elf(binfmt.build_probe(name)[:64]) == name
+
+
+@pytest.mark.parametrize("header", [b"", b"\x7fELF", b"#!/bin/sh\n" * 4, b"\x7fELF\x03\x01" + b"\x00" * 20])
+def test_arch_from_elf_refuses_what_is_not_a_known_elf_header(header):
+    assert arch.arch_from_elf(header) is None
+
+
+def test_the_kernel_is_asked_through_uname_and_its_own_shell():
+    x86 = binfmt.build_probe("x86_64")[:64]
+    assert binfmt.kernel_native("x86_64", x86)["native"] == ["x86_64", "i386"]
+    # A personality (setarch i686) changes uname, not the shell: x86_64 stays native.
+    setarch = binfmt.kernel_native("i686", x86)
+    assert setarch["arch"] == "i386" and set(setarch["native"]) == {"x86_64", "i386"}
+    # An unknown uname leaves the shell's word; no shell leaves uname's.
+    assert binfmt.kernel_native("sparc64", binfmt.build_probe("aarch64"))["native"] == ["aarch64"]
+    assert binfmt.kernel_native("aarch64", b"")["native"] == ["aarch64"]
+    with pytest.raises(binfmt.BinfmtError, match="cannot tell what the running kernel executes natively"):
+        binfmt.kernel_native("sparc64", b"#!/bin/sh\n")
+
+
+def test_running_kernel_is_this_machines():
+    kernel = binfmt.running_kernel()
+    host = arch.qemu_arch(os.uname()[4])
+    assert kernel["arch"] == host and kernel["shell_arch"] == host and host in kernel["native"]
+
+
+@pytest.mark.parametrize("declared", ["riscv64", "linux/arm64", "s390x"])
+def test_a_declared_arch_the_kernel_does_not_run_is_an_error_naming_both(declared):
+    kernel = binfmt.kernel_native("x86_64", binfmt.build_probe("x86_64"))
+    with pytest.raises(binfmt.BinfmtError) as info:
+        binfmt.check_declared_arch(declared, kernel, "host_arch")
+    message = str(info.value)
+    assert message.startswith("host_arch is %s but the running kernel is x86_64 (uname -m: x86_64" % declared)
+    assert "Nothing was changed" in message
+
+
+@pytest.mark.parametrize("declared", [None, "", "x86_64", "amd64", "linux/amd64", "i686"])
+def test_a_declared_arch_the_kernel_runs_is_accepted(declared):
+    binfmt.check_declared_arch(declared, binfmt.kernel_native("x86_64", binfmt.build_probe("x86_64")))
+
+
+def test_a_rule_matching_the_kernels_shell_is_found_even_for_an_unlisted_arch(tmp_path):
+    shell = tmp_path / "sh"
+    shell.write_bytes(binfmt.build_probe("riscv64"))
+    headers = binfmt.native_headers(["x86_64"], extra_paths=(str(shell),))
+    assert binfmt.native_matches(our_entry("riscv64"), headers) == [str(shell)]
+    assert binfmt.native_matches(our_entry("aarch64"), headers) == []
+
+
+def test_read_header_never_blocks_on_a_fifo(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(str(fifo))
+    assert binfmt.read_header(str(fifo)) == b""
