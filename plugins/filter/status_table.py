@@ -21,7 +21,10 @@ description:
   - "Known columns and their titles: C(host) (host), C(container_state) (container), C(restart_policy) (restart),
     C(engine_version) (engine), C(storage_driver) (storage), C(platform) (platform), C(mounts_ok) (mounts),
     C(api_key_present) (api key), C(jobs_total) (jobs), C(jobs_finished) (finished), C(jobs_running) (running),
-    C(latest_jobs) (latest jobs), C(harbor_version) (harbor). Any other key can be a column too; its title is the key."
+    C(latest_jobs) (latest jobs), C(jobs_damaged) (damaged), C(harbor_version) (harbor). Any other key can be a column
+    too; its title is the key."
+  - The companion filter C(job_status) turns M(aisbench.agent_runtime.harbor_job_info)'s C(jobs) into the job
+    columns of one host plus one problem line per job that cannot be read.
 positional: _input
 options:
   _input:
@@ -94,6 +97,7 @@ DEFAULT_COLUMNS = (
     ("jobs_finished", "finished"),
     ("jobs_running", "running"),
     ("latest_jobs", "latest jobs"),
+    ("jobs_damaged", "damaged"),
     ("harbor_version", "harbor"),
 )
 DEFAULT_TITLES = dict(DEFAULT_COLUMNS)
@@ -168,6 +172,33 @@ def status_table(rows, columns=None, titles=None, missing="-", max_width=64, lis
     return "\n".join(text_table(headers, cells, right=numeric, missing=missing))
 
 
+def _start_key(job):
+    """Newest first; a job without a (text) started_at sorts last instead of breaking the sort."""
+    started = job.get("started_at")
+    return (1, started) if isinstance(started, str) and started else (0, "")
+
+
+def job_status(jobs):
+    """Job columns of one status row from harbor_job_info's jobs, and a problem per job that cannot be read.
+
+    Returns {'jobs_total', 'jobs_finished', 'jobs_running', 'jobs_damaged', 'latest_jobs', 'problems'}; a damaged
+    job (symlink loop, unreadable or cut file, missing timestamps) is data, never an error of the whole row.
+    """
+    if not isinstance(jobs, list):
+        raise AnsibleFilterError("job_status expects harbor_job_info's jobs list, got %s" % type(jobs).__name__)
+    jobs = [job for job in jobs if isinstance(job, dict)]
+    damaged = [job for job in jobs if job.get("error")]
+    ordered = sorted(jobs, key=_start_key, reverse=True)
+    return {
+        "jobs_total": len(jobs),
+        "jobs_finished": sum(1 for job in jobs if job.get("status") == "finished"),
+        "jobs_running": sum(1 for job in jobs if job.get("status") == "unfinished"),
+        "jobs_damaged": len(damaged),
+        "latest_jobs": [to_text(job.get("name")) for job in ordered],
+        "problems": ["job %s: %s" % (to_text(job.get("name")), to_text(job.get("error"))) for job in damaged],
+    }
+
+
 class FilterModule(object):
     def filters(self):
-        return {"status_table": status_table}
+        return {"status_table": status_table, "job_status": job_status}

@@ -25,6 +25,8 @@ import json
 import os
 import re
 
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import read_regular_file
+
 REPORT_FORMAT_VERSION = 1
 REPORT_BASENAME = "fleet-report"
 REPORT_FORMATS = ("json", "csv", "md", "html")
@@ -65,8 +67,7 @@ def _short(text):
 
 def _read_json(path, label):
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_regular_file(path)  # never blocks on a FIFO
     except FileNotFoundError:
         raise InputError("%s is missing" % label)
     except OSError as exc:
@@ -158,12 +159,16 @@ def discover_hosts(hosts_dir):
     except OSError as exc:
         raise ReportError("cannot list %s: %s" % (hosts_dir, exc.strerror or exc))
     for entry in entries:
-        if entry.name.startswith(".") or not entry.is_dir():
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = True  # a symlink loop: reading its summary reports why, per host
+        if entry.name.startswith(".") or not is_dir:
             continue
         summary = os.path.join(entry.path, SUMMARY_FILE)
         failure = os.path.join(entry.path, FAILURE_FILE)
         found[entry.name] = {
-            "summary": summary if os.path.lexists(summary) else None,
+            "summary": summary if os.path.lexists(summary) or not os.path.isdir(entry.path) else None,
             "failure": failure if os.path.lexists(failure) else None,
         }
     return found

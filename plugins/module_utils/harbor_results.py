@@ -31,6 +31,7 @@ import io
 import json
 import os
 import re
+import stat
 import time
 
 KEYWORD_ALL = "all"
@@ -48,11 +49,39 @@ class JobReadError(Exception):
     """A job directory that cannot be summarized (reported per job, never fatal)."""
 
 
+def read_regular_file(path):
+    """Bytes of path; OSError unless it is a regular file (a FIFO or device is never opened for a blocking read)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
+            raise OSError(0, kind)
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
+def path_problem(path):
+    """Why path (a job or jobs directory) cannot be used as a directory, or None."""
+    try:
+        if stat.S_ISDIR(os.stat(path).st_mode):
+            os.listdir(path)
+            return None
+        return "is not a directory"
+    except OSError as exc:
+        return "cannot be read: %s" % (exc.strerror or exc)
+
+
 def _read_json(path):
     """Return the parsed JSON document at path; JobReadError on any problem."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_regular_file(path)
     except FileNotFoundError:
         raise JobReadError("%s is missing" % os.path.basename(path))
     except OSError as exc:
@@ -273,8 +302,7 @@ def scan_trials(job_path, known=None):
             _count_trial(evals, outcome[0], outcome[1], outcome[2])
             continue
         try:
-            with open(os.path.join(entry.path, "result.json"), "rb") as handle:
-                data = handle.read()
+            data = read_regular_file(os.path.join(entry.path, "result.json"))
         except FileNotFoundError:
             n_running += 1
             continue
@@ -393,8 +421,12 @@ def summarize_job(job_path, name=None):
     """Summary dict for one job directory; problems land in ``error``, never raised."""
     name = name if name is not None else os.path.basename(os.path.normpath(job_path))
     summary = _empty_summary(name, job_path)
-    if not os.path.isdir(job_path):
+    if not os.path.lexists(job_path):
         summary["error"] = "job directory not found"
+        return summary
+    problem = path_problem(job_path)
+    if problem:
+        summary["error"] = "the job directory %s" % problem
         return summary
 
     errors = []
@@ -492,21 +524,34 @@ def _total_from_lock(job_path):
 
 
 def is_job_dir(path):
-    """A Harbor job directory holds at least one of its job-level files."""
+    """A Harbor job directory holds at least one of its job-level files (damaged ones count)."""
     for marker in ("config.json", "result.json", "lock.json"):
-        if os.path.isfile(os.path.join(path, marker)):
+        if os.path.lexists(os.path.join(path, marker)):
             return True
     return False
 
 
+def _listed_as_job(entry):
+    """Whether a jobs_dir entry is reported: a job directory, or an entry that cannot be read at all (a symlink
+    loop, a directory that cannot be listed), which summarize_job then reports as damaged."""
+    if entry.name.startswith("."):
+        return False
+    try:
+        if not entry.is_dir():
+            return entry.is_symlink() and not os.path.exists(entry.path)  # dangling link: a job moved away?
+        os.listdir(entry.path)
+    except OSError:
+        return True
+    return is_job_dir(entry.path)
+
+
 def list_jobs(jobs_dir):
-    """Names of the job directories under jobs_dir (hidden directories skipped)."""
+    """Names of the job directories under jobs_dir (hidden directories skipped; unreadable entries kept)."""
     try:
         entries = list(os.scandir(jobs_dir))
     except OSError:
         return []
-    names = [e.name for e in entries if e.is_dir() and not e.name.startswith(".") and is_job_dir(e.path)]
-    return sorted(names)
+    return sorted(e.name for e in entries if _listed_as_job(e))
 
 
 def _start_key(jobs_dir, name):

@@ -33,13 +33,13 @@ def test_full_row_and_a_row_with_missing_keys():
     table = status_table([FULL, {"host": "arm01", "jobs_total": 7, "container_state": None, "platform": ""}])
     lines = table.splitlines()
     assert lines[0].split() == ["host", "container", "restart", "engine", "storage", "platform", "mounts", "api",
-                                "key", "jobs", "finished", "running", "latest", "jobs", "harbor"]
+                                "key", "jobs", "finished", "running", "latest", "jobs", "damaged", "harbor"]
     assert set(lines[1]) == {"-", " "}
     assert lines[2].split("  ")[0] == "gpu01"
     assert "yes" in lines[2] and " no " in lines[2]
     assert "nightly-2026-12-02, nightly-2026-12-01, nightly-2026-11-30 +1" in lines[2]
     # Missing, None and empty values are "-".
-    assert lines[3].split() == ["arm01", "-", "-", "-", "-", "-", "-", "-", "7", "-", "-", "-", "-"]
+    assert lines[3].split() == ["arm01", "-", "-", "-", "-", "-", "-", "-", "7", "-", "-", "-", "-", "-"]
     # Fixed width: every column starts at the same offset on every line.
     starts = [i for i, ch in enumerate(lines[1]) if ch == "-" and (i == 0 or lines[1][i - 1] == " ")]
     for line in (lines[0], lines[2], lines[3]):
