@@ -514,6 +514,31 @@ def summarize_job(job_path, name=None):
     return summary
 
 
+def job_damage(job_path):
+    """Why a job directory cannot be trusted to resume or to wait for, or None (also when it does not exist).
+
+    A missing result.json is not damage (Harbor had not written it yet); one that exists but cannot be read or
+    parsed (cut mid-write, a FIFO, a loop) is, and so is a missing or unreadable config.json next to Harbor's files.
+    """
+    if not os.path.lexists(job_path):
+        return None
+    problem = path_problem(job_path)
+    if problem:
+        return "the job directory %s" % problem
+    if not is_job_dir(job_path):
+        return None
+    for filename in ("config.json", "result.json"):
+        path = os.path.join(job_path, filename)
+        if filename == "result.json" and not os.path.lexists(path):
+            continue
+        try:
+            if not isinstance(_read_json(path), dict):
+                return "%s is not an object" % filename
+        except JobReadError as exc:
+            return str(exc)
+    return None
+
+
 def _total_from_lock(job_path):
     try:
         lock = _read_json(os.path.join(job_path, "lock.json"))

@@ -14,12 +14,16 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import errno
+import fcntl
 import json
 import os
 import re
 import shlex
 import shutil
 import signal
+import socket
+import stat
 import subprocess
 import time
 
@@ -396,9 +400,12 @@ class JobFiles:
     def ensure_dir(self):
         parent = os.path.dirname(self.host_dir)
         for path in (parent, self.host_dir):
-            if not os.path.isdir(path):
-                os.makedirs(path, mode=0o700, exist_ok=True)
-            os.chmod(path, 0o700)
+            try:
+                if not os.path.isdir(path):
+                    os.makedirs(path, mode=0o700, exist_ok=True)
+                os.chmod(path, 0o700)
+            except OSError as exc:
+                raise HarborJobError("cannot create the module's state directory %s: %s" % (path, exc.strerror or exc))
 
     def read_state(self):
         try:
@@ -436,6 +443,82 @@ class JobFiles:
             return True
         except FileNotFoundError:
             return False
+
+
+class JobLock:
+    """Exclusive lock on one job, so one job is never submitted (or resumed) twice at the same time.
+
+    flock(2) on ``<host_jobs_dir>/.harbor_job/<name>/submit.lock``: it holds across processes and Ansible
+    controllers that reach the same target, and the kernel drops it when its holder exits, however it ends.
+    The holder writes who it is into the file for the message a waiting submitter gives.
+    """
+
+    FILENAME = "submit.lock"
+
+    def __init__(self, files):
+        self.files = files
+        self.path = files.host(self.FILENAME)
+        self.fd = None
+
+    def holder(self):
+        try:
+            with open(self.path) as handle:
+                data = json.load(handle)
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def acquire(self, timeout, poll=0.5):
+        """Take the lock, waiting at most timeout seconds; returns the seconds waited. HarborJobError on timeout."""
+        self.files.ensure_dir()
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+        started = time.time()
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+            if time.time() - started >= timeout:
+                holder = self.holder()
+                os.close(self.fd)
+                self.fd = None
+                raise HarborJobError(
+                    "another run is still submitting this job (pid %s on %s since %s) and held %s for more than %d s; "
+                    "nothing was started. Run again once it is done, or look at that run"
+                    % (holder.get("pid", "?"), holder.get("host", "?"), holder.get("since", "?"), self.path, timeout))
+            time.sleep(poll)
+        os.ftruncate(self.fd, 0)
+        os.write(self.fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                      "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}).encode())
+        return round(time.time() - started, 1)
+
+    def release(self):
+        if self.fd is not None:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None
+
+
+def config_file_problem(path):
+    """Why a config file on the target cannot be given to Harbor (None when it is a readable regular file).
+
+    A FIFO or device is refused before anything opens it: reading one blocks (the module, then Harbor) for ever.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None  # the caller decides what a missing file means
+    except OSError as exc:
+        return "cannot read it: %s" % (exc.strerror or exc)
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "it is a FIFO, not a regular file (reading it would block)"
+    if stat.S_ISDIR(mode):
+        return "it is a directory"
+    return "it is not a regular file"
 
 
 def write_file(path, text, mode):

@@ -26,6 +26,13 @@ description:
   - Paths in O(jobs_dir) and O(config) are paths as seen where Harbor runs. The module reads the job's files through
     O(host_jobs_dir), the same directory as seen on the target (by default the same path, which is how the collection
     mounts it into the runtime container).
+  - One job never runs twice. Submitting or resuming takes an exclusive lock on the job
+    (C(flock) on C(JOBS_DIR/.harbor_job/NAME/submit.lock) on the target, so it holds across processes and Ansible
+    controllers), looks at the job again under the lock, and starts Harbor only when no Harbor works on it. A second
+    run that asks for the same job meanwhile waits for the lock (at most O(start_timeout) plus a minute) and then
+    reports the running job with C(changed=false).
+  - A job directory that cannot be read (a symlink loop, a cut or non-JSON C(result.json) or C(config.json), a FIFO
+    in their place) is V(damaged) (RV(job_state)): the module never starts Harbor on it and fails saying why.
   - Supports check mode, which returns the exact command the module would run and changes nothing.
 options:
   name:
@@ -44,7 +51,8 @@ options:
     description:
       - V(started) submits the job (or resumes an interrupted one) and returns once Harbor has started it.
       - V(finished) does the same, then waits until the job's C(result.json) records C(finished_at). On O(timeout) the
-        task fails and the job keeps running; its progress is in the failure result.
+        task fails and the job keeps running; the message says so and how to cancel it; its progress is in the
+        failure result.
       - V(resumed) runs C(harbor job resume -p JOB_DIR) for an interrupted job, or for a finished one that has trials
         failed with one of O(retry_exceptions) (those trials run again; C(CancelledError) is always included), and
         returns once Harbor has started. A job that is running or has nothing to retry is left alone.
@@ -127,7 +135,9 @@ options:
     elements: str
     default: []
   timeout:
-    description: Seconds O(state=finished) waits for the job to finish (counted from the start of the task).
+    description:
+      - Seconds O(state=finished) waits for the job to finish (counted from the start of the task). At least 1;
+        C(0) is refused before anything starts (to submit without waiting use O(state=started)).
     type: int
     default: 7200
   poll_interval:
@@ -135,7 +145,10 @@ options:
     type: int
     default: 10
   start_timeout:
-    description: Seconds to wait for a submitted or resumed job to start (Harbor writes its C(result.json)).
+    description:
+      - Seconds to wait for a submitted or resumed job to start (Harbor writes its C(result.json)). At least 1.
+      - When Harbor has not started the job by then (for example a config it needs longer to read), the module stops
+        the Harbor process it started (SIGTERM, SIGKILL after O(cancel_grace_period)) and fails saying so.
     type: int
     default: 180
   cancel_grace_period:
@@ -227,10 +240,20 @@ host_job_dir:
 job_state:
   description:
     - The job after the task. V(absent) (no job directory; in check mode, before a submission), V(running),
-      V(finished), or V(interrupted) (unfinished and no Harbor process works on it, for example after a cancel).
+      V(finished), V(interrupted) (unfinished and no Harbor process works on it, for example after a cancel), or
+      V(damaged) (its directory or job-level files cannot be read; RV(damage) says why).
   returned: always
   type: str
   sample: finished
+damage:
+  description: Why the job directory cannot be read (with RV(job_state=damaged)).
+  returned: when the job is damaged
+  type: str
+  sample: "result.json is not valid JSON: Expecting ',' delimiter: line 3 column 1 (char 52)"
+lock_waited:
+  description: Seconds this task waited for another run's submission of the same job.
+  returned: when the task took the job's lock
+  type: float
 action:
   description: What the module did (or would do in check mode).
   returned: always
@@ -315,13 +338,20 @@ import signal
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import summarize_job
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import (
+    job_damage,
+    path_problem,
+    read_regular_file,
+    summarize_job,
+)
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import (
     DETACH_ARGV0,
     DETACH_SCRIPT,
     HarborJobError,
     JobFiles,
+    JobLock,
     Runtime,
+    config_file_problem,
     default_job_name,
     env_problems,
     filter_matrix,
@@ -373,7 +403,7 @@ class HarborJob:
     # --- looking -------------------------------------------------------------------------
 
     def summary(self):
-        if not os.path.isdir(self.host_job_dir):
+        if not os.path.lexists(self.host_job_dir):
             return None
         return summarize_job(self.host_job_dir, self.name)
 
@@ -384,10 +414,14 @@ class HarborJob:
         """(job_state, summary, pids)."""
         summary = self.summary()
         pids = self.pids()
+        damage = None if pids else job_damage(self.host_job_dir)
         if summary is not None and summary["status"] == "finished":
             job_state = "finished"
         elif pids:
-            job_state = "running"
+            job_state = "running"  # a file Harbor is writing may read as cut: not damage while Harbor runs
+        elif damage:
+            job_state = "damaged"
+            self.result["damage"] = damage
         elif summary is not None and os.path.isfile(os.path.join(self.host_job_dir, "config.json")):
             job_state = "interrupted"
         else:
@@ -428,16 +462,19 @@ class HarborJob:
     def load_config(self, path):
         """The config file as a mapping, read on the target (or where Harbor runs)."""
         text = None
+        problem = config_file_problem(path)
+        if problem:
+            raise HarborJobError("the job config %s cannot be used: %s" % (path, problem))
         try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+            text = read_regular_file(path).decode("utf-8")
         except OSError as exc:
             if not self.container:
                 raise HarborJobError("cannot read the job config %s: %s" % (path, exc.strerror or exc))
         except UnicodeDecodeError as exc:
             raise HarborJobError("cannot read the job config %s: not UTF-8 text (%s)" % (path, exc.reason))
         if text is None:
-            # Not on the target: read it where Harbor runs.
+            # Not on the target: read it where Harbor runs (a regular file only: cat would block on a FIFO).
+            self.check_config_in_container(path)
             rc, out, err = self.runtime.run(["cat", path], check=False)
             if rc != 0:
                 raise HarborJobError("cannot read the job config %s in %s: %s" % (path, self.container, (err or out).strip()))
@@ -457,15 +494,25 @@ class HarborJob:
             raise HarborJobError("the job config %s is not a mapping" % path)
         return config
 
+    def check_config_in_container(self, path):
+        """Refuse a config that is not a regular file where Harbor runs (Harbor would block reading a FIFO)."""
+        rc, _out, _err = self.runtime.run(["sh", "-c", 'test -f "$1" && test -r "$1"', "sh", path], check=False)
+        if rc != 0 and not self.module.check_mode:
+            raise HarborJobError("the job config %s is not a readable regular file in container %s" % (path, self.container))
+
     def check_config_file(self, path):
         """Refuse a config file Harbor could not parse before anything is written (Harbor would fail only after the
-        module had created the job's files). A file that is not on the target is left to Harbor in a container."""
-        if self.container and not (os.path.isabs(path) and os.path.isfile(path)):
+        module had created the job's files). A file that is not on the target is only checked to be a regular file
+        where Harbor runs, and left to Harbor to parse."""
+        if self.container and not (os.path.isabs(path) and os.path.lexists(path)):
+            self.check_config_in_container(path)
             return
         local_path = os.path.join(self.module.params["chdir"] or "", path)
+        problem = config_file_problem(local_path)
+        if problem:
+            raise HarborJobError("the job config %s cannot be used: %s" % (path, problem))
         try:
-            with open(local_path, encoding="utf-8") as handle:
-                text = handle.read()
+            text = read_regular_file(local_path).decode("utf-8")
         except FileNotFoundError:
             if self.module.check_mode:
                 return  # an earlier task of a check run would have written it
@@ -555,8 +602,9 @@ class HarborJob:
                 if pid is None and time.time() - launched_at > 20:
                     self.fail(
                         "Harbor did not write its pid file %s. Is jobs_dir (%s, where Harbor runs) the same directory "
-                        "as host_jobs_dir (%s, on the target)? Harbor output: %s"
-                        % (self.files.host("harbor.pid"), self.jobs_dir, self.host_jobs_dir, self.files.log_tail())
+                        "as host_jobs_dir (%s, on the target)? %s Harbor output: %s"
+                        % (self.files.host("harbor.pid"), self.jobs_dir, self.host_jobs_dir, self.stop_started(),
+                           self.files.log_tail())
                     )
             try:
                 started = os.stat(result_path).st_mtime >= launched_at - 1
@@ -570,11 +618,24 @@ class HarborJob:
                     return pid
                 self.fail("Harbor exited before job %s started. Harbor output:\n%s" % (self.name, self.files.log_tail()))
             if time.time() > deadline:
-                self.fail("job %s did not start within %d s (Harbor is still running, pid %s). Harbor output:\n%s"
-                          % (self.name, self.module.params["start_timeout"], pid, self.files.log_tail()))
+                self.fail("job %s did not start within start_timeout=%d s (a config Harbor needs longer to read?). %s "
+                          "Raise start_timeout to give it longer. Harbor output:\n%s"
+                          % (self.name, self.module.params["start_timeout"], self.stop_started(), self.files.log_tail()))
 
-    def submit(self):
-        config_path, matrix = self.config_for_harbor()
+    def stop_started(self):
+        """Stop the Harbor process this task started for the job; the sentence that says what happened."""
+        pids = self.pids()
+        if not pids:
+            return "No Harbor process works on the job."
+        self.cancel(pids)
+        remaining = self.pids()
+        if remaining:
+            return ("The Harbor process could not be stopped and keeps running (pid %s): cancel it with "
+                    "harbor_job name=%s state=cancelled." % (", ".join(str(p) for p in remaining), self.name))
+        return "The Harbor process it started was stopped (pid %s); nothing keeps running." % ", ".join(str(p) for p in pids)
+
+    def submit(self, submission):
+        config_path, matrix = submission
         docker_env_file, harbor_env_file, process_env = self.env_file_for(resume=False)
         argv = start_command(
             self.harbor, self.spelling(), config_path, self.name, self.jobs_dir,
@@ -636,8 +697,11 @@ class HarborJob:
                 self.report("running", summary, pids)
                 progress = self.result.get("progress") or {}
                 self.fail(
-                    "timed out after %d s waiting for job %s; it is still running (pid %s): %s of %s trials completed"
-                    % (params["timeout"], self.name, pids[0], progress.get("n_completed"), progress.get("n_total"))
+                    "timed out after %d s waiting for job %s; it is still running (pid %s): %s of %s trials completed. "
+                    "The job keeps running: wait again with state=finished, or cancel it with harbor_job name=%s "
+                    "state=cancelled."
+                    % (params["timeout"], self.name, pids[0], progress.get("n_completed"), progress.get("n_total"),
+                       self.name)
                 )
             time.sleep(max(1, min(params["poll_interval"], params["timeout"] - (time.time() - started_at) + 1)))
 
@@ -645,29 +709,11 @@ class HarborJob:
 
     def ensure(self, state):
         started_at = time.time()
+        problem = path_problem(self.host_jobs_dir) if os.path.lexists(self.host_jobs_dir) else None
+        if problem:
+            raise HarborJobError("host_jobs_dir %s %s" % (self.host_jobs_dir, problem))
         self.runtime.check_container()
-        job_state, summary, pids = self.probe()
-
-        if state == "cancelled":
-            if job_state == "running":
-                self.cancel(pids)
-            if job_state in ("running", "interrupted"):
-                removed = self.remove_leftovers() if not (self.module.check_mode and job_state == "running") else []
-                self.result["removed_projects"] = removed
-                if removed and self.result["action"] == "none":
-                    self.result["action"] = "cleaned"
-                    self.result["changed"] = True
-        elif state == "resumed":
-            if job_state == "absent":
-                raise HarborJobError("job %s does not exist in %s: nothing to resume" % (self.name, self.host_jobs_dir))
-            retry = set(retry_types(self.module.params["retry_exceptions"]))
-            if job_state == "interrupted" or (job_state == "finished" and retry.intersection((summary or {}).get("exceptions") or {})):
-                self.resume()
-        else:
-            if job_state == "absent":
-                self.submit()
-            elif job_state == "interrupted":
-                self.resume()
+        job_state, summary, pids = self.act(state)
 
         if self.module.check_mode:
             self.report(job_state, summary, pids)
@@ -681,6 +727,64 @@ class HarborJob:
         if job_state in ("finished", "interrupted") and self.files.remove("env"):
             self.result["env_file_removed"] = True
         return self.result
+
+    def look(self, state):
+        """(job_state, summary, pids, what to start: 'submit', 'resume' or None); a damaged job is an error."""
+        job_state, summary, pids = self.probe()
+        if job_state == "damaged" and state != "cancelled":
+            self.report(job_state, summary, pids)
+            raise HarborJobError(
+                "job %s cannot be read (%s): Harbor was not started on it. Fix or move %s, then run again"
+                % (self.name, self.result["damage"], self.host_job_dir))
+        start = None
+        if state == "resumed":
+            if job_state == "absent":
+                raise HarborJobError("job %s does not exist in %s: nothing to resume" % (self.name, self.host_jobs_dir))
+            retry = set(retry_types(self.module.params["retry_exceptions"]))
+            if job_state == "interrupted" or (job_state == "finished" and retry.intersection((summary or {}).get("exceptions") or {})):
+                start = "resume"
+        elif state != "cancelled":
+            start = {"absent": "submit", "interrupted": "resume"}.get(job_state)
+        return job_state, summary, pids, start
+
+    def act(self, state):
+        """Submit, resume or cancel as the state asks; (job_state, summary, pids) seen before acting."""
+        job_state, summary, pids, start = self.look(state)
+        if state == "cancelled":
+            if job_state == "running":
+                self.cancel(pids)
+            if job_state in ("running", "interrupted"):
+                removed = self.remove_leftovers() if not (self.module.check_mode and job_state == "running") else []
+                self.result["removed_projects"] = removed
+                if removed and self.result["action"] == "none":
+                    self.result["action"] = "cleaned"
+                    self.result["changed"] = True
+            return job_state, summary, pids
+        if start is None:
+            return job_state, summary, pids
+        # Bad input and a missing Harbor fail before the lock (which creates the module's state directory).
+        submission = self.config_for_harbor() if start == "submit" else None
+        self.spelling()
+        if self.module.check_mode:
+            if start == "submit":
+                self.submit(submission)
+            else:
+                self.resume()
+            return job_state, summary, pids
+        # One run submits or resumes a job: take the job's lock and look again, as another run may have started it
+        # meanwhile. Held until Harbor has started the job, never while waiting for it to finish.
+        lock = JobLock(self.files)
+        params = self.module.params
+        self.result["lock_waited"] = lock.acquire(params["start_timeout"] + params["cancel_grace_period"] + 60)
+        try:
+            job_state, summary, pids, start = self.look(state)
+            if start == "submit":
+                self.submit(submission or self.config_for_harbor())
+            elif start == "resume":
+                self.resume()
+        finally:
+            lock.release()
+        return job_state, summary, pids
 
 
 def main():
@@ -725,6 +829,12 @@ def main():
     for option in ("timeout", "poll_interval", "start_timeout", "cancel_grace_period"):
         if params[option] < 0:
             module.fail_json(msg="%s must not be negative, got %d" % (option, params[option]))
+    if params["timeout"] == 0:
+        module.fail_json(msg="timeout 0 is refused: state=finished would submit the job and fail at once while it runs "
+                             "on. Use state=started to submit without waiting, or a timeout of at least 1 second")
+    if params["start_timeout"] == 0:
+        module.fail_json(msg="start_timeout 0 is refused: the module could never see Harbor start the job; "
+                             "use at least 1 second")
     if params["concurrency"] is not None and params["concurrency"] < 1:
         module.fail_json(msg="concurrency must be at least 1, got %d" % params["concurrency"])
     if not params["jobs_dir"].startswith("/"):
