@@ -15,7 +15,14 @@ description:
   - Takes a dictionary of C(docker_engine) settings and returns the daemon.json content.
   - Empty settings are left out, so the engine keeps its own defaults for them.
   - C(daemon_options) is merged last (recursively) and wins over the named settings.
-  - Raises a clear error naming the setting and the bad value.
+  - The merged result is then checked the way dockerd uses it, before anything is written (C(dockerd --validate)
+    accepts values that break the engine later): sizes (C(log-opts.max-size), C(default-shm-size)), durations,
+    counts and booleans, absolute paths (C(data-root), C(exec-root)), CIDRs (C(bip), C(fixed-cidr),
+    C(default-address-pools)), IP addresses (C(dns)), URLs (C(registry-mirrors), C(proxies)), known drivers
+    (storage, log, cgroup), C(log-opts) values as strings, runtimes with absolute paths, and keys that the Debian
+    systemd unit already sets on the command line (C(hosts)). Options it does not know are left to dockerd.
+  - Raises a clear error naming the daemon.json option, the variable it came from, the bad value and why dockerd
+    would refuse it.
 positional: _input
 options:
   _input:
@@ -37,6 +44,7 @@ _value:
 """
 
 import ipaddress
+import numbers
 import posixpath
 import re
 
@@ -51,10 +59,214 @@ CGROUP_DRIVERS = ("systemd", "cgroupfs")
 LOG_DRIVERS = ("json-file", "local", "journald", "syslog", "none", "fluentd", "gelf", "awslogs", "splunk", "gcplogs")
 BUILTIN_RUNTIMES = ("runc", "io.containerd.runc.v2")
 _SIZE = re.compile(r"^[1-9][0-9]*[kmg]?\Z")
+# dockerd's own size syntax (go-units RAMInBytes): 10m, 1.5g, 512KiB, 100 MB.
+_DOCKER_SIZE = re.compile(r"^(\d+(\.\d+)*) ?([kKmMgGtTpP])?[iI]?[bB]?\Z")
+# Go's time.ParseDuration: 1h30m, 500ms, 2s.
+_GO_DURATION = re.compile(r"^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|\u00b5s|ms|s|m|h))+\Z|^0\Z")
+LOG_LEVELS = ("debug", "info", "warn", "error", "fatal")
+# log-opts that json-file and local understand (dockerd refuses every container with another one).
+FILE_LOG_OPTS = ("max-size", "max-file", "compress", "labels", "labels-regex", "env", "env-regex", "tag", "mode",
+                 "max-buffer-size")
+SIZE_LOG_OPTS = ("max-size", "max-buffer-size")
+DURATION_LOG_OPTS = ("fluentd-retry-wait", "fluentd-async-reconnect-interval", "gelf-tcp-reconnect-delay")
+BOOL_OPTIONS = ("live-restore", "ipv6", "iptables", "ip6tables", "ip-forward", "ip-masq", "userland-proxy", "icc",
+                "debug", "experimental", "no-new-privileges", "selinux-enabled", "init", "userns-remap-disabled")
+COUNT_OPTIONS = {"max-concurrent-downloads": 1, "max-concurrent-uploads": 1, "max-download-attempts": 1,
+                 "shutdown-timeout": 0, "mtu": 68}
+PATH_OPTIONS = ("data-root", "exec-root", "pidfile")
+# Named settings -> the daemon.json key they fill (for messages: which variable to fix).
+SETTING_OF = {"registry-mirrors": "registry_mirrors", "insecure-registries": "insecure_registries",
+              "storage-driver": "storage_driver", "exec-opts": "cgroup_driver", "data-root": "data_root",
+              "log-driver": "log_driver", "log-opts.max-size": "log_max_size", "log-opts.max-file": "log_max_file",
+              "default-address-pools": "default_address_pools", "runtimes": "runtimes",
+              "default-runtime": "default_runtime"}
 
 
 def _fail(setting, value, why):
     raise AnsibleFilterError("docker_engine_%s: %r %s" % (setting, value, why))
+
+
+class _Checker(object):
+    """Checks merged daemon.json options; names the option, where it came from and dockerd's reason."""
+
+    def __init__(self, config, extra):
+        self.config = config
+        self.extra = extra
+
+    def source(self, path):
+        node = self.extra
+        for part in path.split("."):
+            if not isinstance(node, dict) or part not in node:
+                setting = SETTING_OF.get(path) or SETTING_OF.get(path.split(".")[0])
+                return "docker_engine_%s" % setting if setting else "docker_engine_daemon_options"
+            node = node[part]
+        return "docker_engine_daemon_options"
+
+    def fail(self, path, value, why):
+        raise AnsibleFilterError("docker_engine: daemon.json option %s=%s (from %s) %s"
+                                 % (path, _show(value), self.source(path), why))
+
+    def size(self, path, value):
+        if not isinstance(value, str) or not _DOCKER_SIZE.match(value.strip()) or not value.strip():
+            self.fail(path, value, "is not a size like 100m, 512k or 1g; dockerd: invalid size: %s" % _show(value))
+
+    def path(self, path, value):
+        if not isinstance(value, str) or not posixpath.isabs(value) or ".." in value.split("/"):
+            self.fail(path, value, "is not an absolute path without '..'; dockerd would put it under its working "
+                                   "directory and start on an empty data-root, without the images and containers")
+        if posixpath.normpath(value) in ("/", "/proc", "/sys", "/dev", "/run", "/etc", "/usr", "/boot"):
+            self.fail(path, value, "is a system directory")
+
+    def string_list(self, path, value):
+        if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
+            self.fail(path, value, "must be a list of strings")
+
+    def check(self):
+        config = self.config
+        for key in BOOL_OPTIONS:
+            if key in config and not isinstance(config[key], bool):
+                self.fail(key, config[key], "must be true or false (a JSON boolean, not a string); dockerd: cannot "
+                                            "unmarshal %s into a bool" % type(config[key]).__name__)
+        for key, low in COUNT_OPTIONS.items():
+            if key in config:
+                value = config[key]
+                if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+                    self.fail(key, value, "must be a whole number of at least %d" % low)
+        if config.get("mtu", 68) > 65535:
+            self.fail("mtu", config["mtu"], "is larger than 65535")
+        for key in PATH_OPTIONS:
+            if key in config:
+                self.path(key, config[key])
+        if "log-level" in config and config["log-level"] not in LOG_LEVELS:
+            self.fail("log-level", config["log-level"], "is not one of %s" % ", ".join(LOG_LEVELS))
+        if "hosts" in config:
+            self.fail("hosts", config["hosts"], "cannot be set in daemon.json on Debian and Ubuntu: their docker.service "
+                                                "already passes -H fd://, and dockerd refuses to start with: the "
+                                                "following directives are specified both as a flag and in the "
+                                                "configuration file: hosts")
+        self.drivers()
+        self.logging()
+        self.networks()
+        self.registries()
+        self.runtimes()
+        if "default-shm-size" in config:
+            self.size("default-shm-size", config["default-shm-size"])
+
+    def drivers(self):
+        config = self.config
+        if "storage-driver" in config and config["storage-driver"] not in STORAGE_DRIVERS:
+            self.fail("storage-driver", config["storage-driver"], "is not one of %s" % ", ".join(STORAGE_DRIVERS))
+        if "exec-opts" in config:
+            self.string_list("exec-opts", config["exec-opts"])
+            for option in config["exec-opts"]:
+                key, _sep, value = option.partition("=")
+                if key.strip() == "native.cgroupdriver" and value.strip() not in CGROUP_DRIVERS:
+                    self.fail("exec-opts", option, "names a cgroup driver that is not one of %s" % ", ".join(CGROUP_DRIVERS))
+                if not _sep:
+                    self.fail("exec-opts", option, "is not key=value")
+
+    def logging(self):
+        config = self.config
+        driver = config.get("log-driver", "json-file")
+        if "log-driver" in config and driver not in LOG_DRIVERS:
+            self.fail("log-driver", driver, "is not one of %s" % ", ".join(LOG_DRIVERS))
+        opts = config.get("log-opts", {})
+        if not isinstance(opts, dict):
+            self.fail("log-opts", opts, "must be a mapping of option names to strings")
+        for key, value in opts.items():
+            path = "log-opts.%s" % key
+            if not isinstance(value, str):
+                self.fail(path, value, "must be a string (quote it); dockerd: json: cannot unmarshal %s into a string"
+                                       % type(value).__name__)
+            if driver in ("json-file", "local") and key not in FILE_LOG_OPTS:
+                self.fail(path, value, "is not an option of the %s log driver (known: %s); dockerd refuses every "
+                                       "container with: unknown log opt '%s'" % (driver, ", ".join(FILE_LOG_OPTS), key))
+            if key in SIZE_LOG_OPTS:
+                self.size(path, value)
+            elif key in DURATION_LOG_OPTS and not _GO_DURATION.match(value):
+                self.fail(path, value, "is not a duration like 500ms, 2s or 1m; dockerd: time: invalid duration")
+            elif key == "max-file" and not (value.isdigit() and int(value) >= 1):
+                self.fail(path, value, "must be a positive whole number; dockerd: max-file cannot be less than 1")
+            elif key == "compress" and value not in ("true", "false", "1", "0"):
+                self.fail(path, value, "must be \"true\" or \"false\"")
+            elif key == "mode" and value not in ("blocking", "non-blocking"):
+                self.fail(path, value, "must be blocking or non-blocking")
+        if "max-file" in opts and "max-size" not in opts and driver == "json-file":
+            self.fail("log-opts.max-file", opts["max-file"], "needs log-opts.max-size; dockerd: max-file cannot be "
+                                                             "set without max-size")
+
+    def networks(self):
+        config = self.config
+        for key in ("fixed-cidr", "fixed-cidr-v6"):
+            if key in config:
+                try:
+                    ipaddress.ip_network(config[key], strict=True)
+                except (TypeError, ValueError) as exc:
+                    self.fail(key, config[key], "is not a CIDR network (%s)" % exc)
+        if "bip" in config:
+            try:
+                interface = ipaddress.ip_interface(config["bip"])
+            except (TypeError, ValueError) as exc:
+                self.fail("bip", config["bip"], "is not an address with a prefix like 172.26.0.1/16 (%s)" % exc)
+            if "/" not in str(config["bip"]) or interface.ip == interface.network.network_address:
+                self.fail("bip", config["bip"], "must be the bridge's own address with a prefix, like 172.26.0.1/16, "
+                                                "not a network address")
+        if "dns" in config:
+            self.string_list("dns", config["dns"])
+            for server in config["dns"]:
+                try:
+                    ipaddress.ip_address(server)
+                except ValueError:
+                    self.fail("dns", server, "is not an IP address")
+        pools = config.get("default-address-pools", [])
+        if not isinstance(pools, list):
+            self.fail("default-address-pools", pools, "must be a list of {base, size}")
+        for pool in pools:
+            if not isinstance(pool, dict) or set(pool) != {"base", "size"}:
+                self.fail("default-address-pools", pool, "entries need exactly the keys base and size")
+            try:
+                network = ipaddress.ip_network(pool["base"], strict=True)
+            except (TypeError, ValueError):
+                self.fail("default-address-pools", pool, "has a base that is not a CIDR network")
+            size = pool["size"]
+            if not isinstance(size, int) or isinstance(size, bool) or not network.prefixlen <= size <= network.max_prefixlen:
+                self.fail("default-address-pools", pool, "has a size outside %d-%d" % (network.prefixlen, network.max_prefixlen))
+
+    def registries(self):
+        config = self.config
+        for mirror in config.get("registry-mirrors", []) if isinstance(config.get("registry-mirrors", []), list) else [None]:
+            problem = http_url_problem(mirror)
+            if problem:
+                self.fail("registry-mirrors", mirror, problem)
+        for registry in config.get("insecure-registries", []) if isinstance(config.get("insecure-registries", []), list) else [None]:
+            problem = registry_problem(registry)
+            if problem:
+                self.fail("insecure-registries", registry, problem)
+        proxies = config.get("proxies", {})
+        if not isinstance(proxies, dict):
+            self.fail("proxies", proxies, "must be a mapping with http-proxy, https-proxy, no-proxy")
+        for key in ("http-proxy", "https-proxy"):
+            if key in proxies:
+                problem = http_url_problem(proxies[key])
+                if problem:
+                    self.fail("proxies.%s" % key, proxies[key], problem)
+
+    def runtimes(self):
+        config = self.config
+        runtimes = config.get("runtimes", {})
+        if not isinstance(runtimes, dict):
+            self.fail("runtimes", runtimes, "must be a mapping of name -> {path, runtimeArgs}")
+        for name, runtime in runtimes.items():
+            if not isinstance(runtime, dict) or not isinstance(runtime.get("path"), str) or not runtime["path"]:
+                self.fail("runtimes.%s" % name, runtime, "needs a path")
+        if "default-runtime" in config and config["default-runtime"] not in runtimes \
+                and config["default-runtime"] not in BUILTIN_RUNTIMES:
+            self.fail("default-runtime", config["default-runtime"], "is neither a built-in runtime (%s) nor a key of "
+                                                                    "runtimes" % ", ".join(BUILTIN_RUNTIMES))
+
+
+def _show(value):
+    return repr(value) if isinstance(value, str) else "%s" % (value,)
 
 
 def _merge(base, extra):
@@ -169,7 +381,9 @@ def docker_daemon_config(settings):
     extra = settings.get("daemon_options") or {}
     if not isinstance(extra, dict):
         _fail("daemon_options", extra, "must be a dict")
-    return _merge(config, extra)
+    merged = _merge(config, extra)
+    _Checker(merged, extra).check()
+    return merged
 
 
 class FilterModule(object):

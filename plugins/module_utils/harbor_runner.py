@@ -241,6 +241,31 @@ def is_harbor_job_process(args, name, jobs_dir, job_dir):
     return False
 
 
+def harbor_job_of_process(args):
+    """The job a process command line works on (``harbor job start --job-name NAME``, ``harbor job resume -p DIR``,
+    ``harbor run``), or None when it is not Harbor working on a job."""
+    if len(args) < 2 or args[1] == "-c":
+        return None
+    if "harbor" not in [os.path.basename(arg) for arg in args[:2]]:
+        return None
+    if "resume" in args:
+        path = _option_value(args, ("-p", "--job-path"))
+        return os.path.basename(_normalize(path)) if path else "(unnamed)"
+    if "start" in args or "run" in args:
+        return _option_value(args, ("--job-name",)) or "(unnamed)"
+    return None
+
+
+def parse_process_list(text):
+    """[(pid, argv)] from the output of PROCESS_LIST_SCRIPT."""
+    result = []
+    for line in text.splitlines():
+        fields = line.split("\x1f")
+        if len(fields) >= 2 and fields[0].isdigit():
+            result.append((int(fields[0]), [f for f in fields[1:] if f != ""]))
+    return result
+
+
 class Runtime:
     """Where Harbor runs: the target itself, or a container reached with docker exec."""
 
@@ -292,12 +317,7 @@ class Runtime:
             rc, out, err = self.module.run_command(self.wrap(["sh", "-c", PROCESS_LIST_SCRIPT]))
             if rc != 0:
                 raise HarborJobError("cannot list processes in %s: %s" % (self.container, (err or out).strip()))
-            result = []
-            for line in out.splitlines():
-                fields = line.split("\x1f")
-                if len(fields) >= 2 and fields[0].isdigit():
-                    result.append((int(fields[0]), [f for f in fields[1:] if f != ""]))
-            return result
+            return parse_process_list(out)
         result = []
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
