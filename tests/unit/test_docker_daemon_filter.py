@@ -1,4 +1,6 @@
 """docker_daemon_config: the daemon.json the docker_engine role writes."""
+import os
+
 import pytest
 from ansible.errors import AnsibleFilterError
 
@@ -93,3 +95,51 @@ def test_bad_values_name_the_variable_and_the_value(overrides, message):
 
 def test_builtin_default_runtime_needs_no_declaration():
     assert build(default_runtime="runc")["default-runtime"] == "runc"
+
+
+# --- the merged options, checked the way dockerd uses them (the same table the Molecule scenario walks) ---------
+
+def _wrong_rows():
+    import yaml
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "molecule", "docker_engine", "wrong_options.yml")
+    with open(path) as handle:
+        return yaml.safe_load(handle)["wrong_daemon_options"]
+
+
+WRONG_ROWS = _wrong_rows()
+
+
+@pytest.mark.parametrize("row", [r for r in WRONG_ROWS if r["stage"] == "filter"], ids=lambda r: r["id"])
+def test_every_filter_row_of_the_table_is_refused_with_its_words(row):
+    settings = dict(ROLE_DEFAULTS, log_max_size="20m", daemon_options=dict({"live-restore": True}, **row.get("options", {})))
+    for name, value in row.get("vars", {}).items():
+        settings[name[len("docker_engine_"):]] = value
+    with pytest.raises(AnsibleFilterError) as info:
+        docker_daemon_config(settings)
+    assert row["expect"] in str(info.value)
+
+
+def test_the_table_has_at_least_twenty_wrong_values():
+    assert len(WRONG_ROWS) >= 20 and len({row["id"] for row in WRONG_ROWS}) == len(WRONG_ROWS)
+
+
+def test_a_named_setting_is_named_as_the_source():
+    with pytest.raises(AnsibleFilterError) as info:
+        build(data_root="/data/docker", daemon_options={"log-opts": {"max-size": "1X"}})
+    assert "log-opts.max-size='1X' (from docker_engine_daemon_options)" in str(info.value)
+    with pytest.raises(AnsibleFilterError) as info:
+        build(daemon_options={"log-opts": {"max-file": "0"}})
+    assert "(from docker_engine_daemon_options)" in str(info.value)
+
+
+@pytest.mark.parametrize("options", [
+    {"log-opts": {"max-size": "1.5g", "max-file": "5", "compress": "true", "mode": "non-blocking",
+                  "max-buffer-size": "4m"}},
+    {"data-root": "/srv/docker", "bip": "172.26.0.1/16", "fixed-cidr": "172.26.5.0/24", "dns": ["10.0.0.2", "::1"]},
+    {"mtu": 1450, "max-concurrent-downloads": 6, "shutdown-timeout": 0, "live-restore": False, "log-level": "warn"},
+    {"proxies": {"http-proxy": "http://proxy.local:3128", "no-proxy": "localhost"}, "default-shm-size": "128M"},
+    {"log-driver": "fluentd", "log-opts": {"fluentd-address": "localhost:24224", "fluentd-retry-wait": "1s"}},
+    {"features": {"buildkit": True}, "some-future-option": {"x": 1}},
+])
+def test_good_options_pass(options):
+    assert build(daemon_options=options)
