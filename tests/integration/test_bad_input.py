@@ -93,7 +93,32 @@ CASES = {
         "module": "harbor_job", "args": {"name": "nightly", "config": "<good config>", "agents": ["openhands"]},
     },
     "corrupt-result-json": {"module": "harbor_job_info", "args": {}},
+    "daemon-log-max-size": {
+        "role": "docker_engine", "vars": {"docker_engine_daemon_options": {"log-opts": {"max-size": "10X"}}},
+    },
+    "daemon-log-opt-number": {
+        "role": "docker_engine", "vars": {"docker_engine_daemon_options": {"log-opts": {"max-file": 3}}},
+    },
+    "daemon-data-root-relative": {"role": "docker_engine", "vars": {"docker_engine_daemon_options": {"data-root": "docker"}}},
+    "daemon-mirror-no-scheme": {
+        "role": "docker_engine", "vars": {"docker_engine_daemon_options": {"registry-mirrors": ["mirror.example:5000"]}},
+    },
+    "host-arch-disagrees": {"module": "binfmt_handler", "args": {"host_arch": "riscv64"}},
+    "job-config-fifo": {"module": "harbor_job", "args": {"name": "nightly", "config": "<fifo>"}},
+    "job-timeout-zero": {"module": "harbor_job", "args": {"name": "nightly", "config": "<good config>", "timeout": 0}},
+    "job-start-timeout-zero": {
+        "module": "harbor_job", "args": {"name": "nightly", "config": "<good config>", "start_timeout": 0},
+    },
+    "job-damaged-result": {"module": "harbor_job", "args": {"name": "pass-fail"}, "damage": "cut-result"},
+    "jobs-dir-symlink-loop": {
+        "module": "harbor_job", "args": {"name": "nightly", "config": "<good config>", "jobs_dir": "<loop>"},
+    },
+    "job-start-timeout": {"module": "harbor_job", "runtime_container": True},
+    "job-dir-symlink-loop": {"module": "harbor_job_info", "args": {}, "damage": "loop"},
+    "result-json-fifo": {"module": "harbor_job_info", "args": {}, "damage": "fifo"},
+    "status-damaged-jobs": {"playbook": "status.yml"},
 }
+RUNTIME_IMAGE = "aisbench/agent-runtime:0.25.0"
 
 
 # --- the doc's table -------------------------------------------------------------------------
@@ -288,7 +313,8 @@ def test_role_refuses_bad_input(case, target, tmp_path):
     assert after == before, "the target changed: %s" % sorted(set(after) ^ set(before))[:20]
 
 
-HARBOR_JOB_CASES = [case for case, spec in CASES.items() if spec.get("module") == "harbor_job"]
+HARBOR_JOB_CASES = [case for case, spec in CASES.items()
+                    if spec.get("module") == "harbor_job" and not spec.get("runtime_container")]
 
 
 @pytest.mark.parametrize("case", HARBOR_JOB_CASES)
@@ -299,10 +325,14 @@ def test_harbor_job_refuses_bad_input(case, tmp_path):
     shutil.copytree(os.path.join(FIXTURE_JOBS, "pass-fail"), str(jobs_dir / "pass-fail"))
     (work / "matrix.yaml").write_text(GOOD_MATRIX)
     (work / "malformed.yaml").write_text(MALFORMED_MATRIX)
-    replacements = {"<good config>": str(work / "matrix.yaml"), "<config>": str(work / "malformed.yaml")}
-    args = {key: replacements.get(value, value) if isinstance(value, str) else value
-            for key, value in CASES[case]["args"].items()}
-    args.update({
+    os.mkfifo(str(work / "fifo.yaml"))
+    os.symlink("loop", str(work / "loop"))
+    if CASES[case].get("damage") == "cut-result":
+        result_json = jobs_dir / "pass-fail" / "result.json"
+        result_json.write_bytes(result_json.read_bytes()[:200])
+    replacements = {"<good config>": str(work / "matrix.yaml"), "<config>": str(work / "malformed.yaml"),
+                    "<fifo>": str(work / "fifo.yaml"), "<loop>": str(work / "loop"), "<jobs>": str(work / "loop")}
+    args = {
         "jobs_dir": str(jobs_dir),
         "state": "started",
         # A real executable and a fixed CLI spelling: a check that let the input through would
@@ -310,7 +340,9 @@ def test_harbor_job_refuses_bad_input(case, tmp_path):
         "harbor_executable": "/bin/false",
         "cli_spelling": "job",
         "start_timeout": 30,
-    })
+    }
+    args.update({key: replacements.get(value, value) if isinstance(value, str) else value
+                 for key, value in CASES[case]["args"].items()})
     play = {
         "name": "Bad input for harbor_job",
         "hosts": "localhost",
@@ -321,6 +353,116 @@ def test_harbor_job_refuses_bad_input(case, tmp_path):
     proc, failed, _results, stats = run_play(tmp_path, play, localhost_inventory())
     check_failure(case, proc, failed, stats, replacements)
     assert tree_snapshot(work) == before
+
+
+def test_binfmt_handler_refuses_a_host_arch_the_kernel_does_not_run(tmp_path):
+    """The stale-fact outage: the host's own architecture asked for while host_arch says it is foreign."""
+    kernel = subprocess.run(["uname", "-m"], capture_output=True, text=True, check=True).stdout.strip()
+    work = tmp_path / "work"
+    (work / "binfmt_misc").mkdir(parents=True)
+    args = dict(CASES["host-arch-disagrees"]["args"], arches=[kernel], proc_dir=str(work / "binfmt_misc"),
+                binfmt_d_dir=str(work / "binfmt.d"), manifest=str(work / "state" / "manifest.json"))
+    play = {"name": "Bad input for binfmt_handler", "hosts": "localhost", "gather_facts": False,
+            "tasks": [{"name": "Register", "aisbench.agent_runtime.binfmt_handler": args}]}
+    before = tree_snapshot(work)
+    proc, failed, _results, stats = run_play(tmp_path, play, localhost_inventory())
+    check_failure("host-arch-disagrees", proc, failed, stats, {"<kernel>": kernel})
+    assert tree_snapshot(work) == before
+
+
+@pytest.mark.parametrize("case", [case for case, spec in CASES.items()
+                                  if spec.get("module") == "harbor_job_info" and spec.get("damage")])
+def test_harbor_job_info_reports_a_damaged_job_and_summarizes_the_rest(case, tmp_path):
+    jobs_dir = tmp_path / "jobs"
+    for job in ("pass-fail", "two-agents"):
+        shutil.copytree(os.path.join(FIXTURE_JOBS, job), str(jobs_dir / job))
+    if CASES[case]["damage"] == "loop":
+        damaged = "loop"
+        os.symlink("loop", str(jobs_dir / "loop"))
+    else:
+        damaged = "pass-fail"
+        (jobs_dir / "pass-fail" / "result.json").unlink()
+        os.mkfifo(str(jobs_dir / "pass-fail" / "result.json"))
+    play = {"name": "Summaries with a damaged job", "hosts": "localhost", "gather_facts": False,
+            "tasks": [{"name": "Summarize the jobs", "aisbench.agent_runtime.harbor_job_info": {"jobs_dir": str(jobs_dir)},
+                       "register": "summary"}]}
+    before = tree_snapshot(jobs_dir)
+    proc, failed, results, stats = run_play(tmp_path, play, localhost_inventory())
+    assert proc.returncode == 0 and not failed, proc.stdout[-3000:]
+    (_name, _host, result), = results
+    assert "Traceback" not in json.dumps(result)
+    jobs = {job["name"]: job for job in result["jobs"]}
+    assert jobs[damaged]["status"] == "error" and jobs[damaged]["error"].startswith(DOC_ROWS[case])
+    assert result["errors"] == [{"job": damaged, "error": jobs[damaged]["error"]}]
+    assert jobs["two-agents"]["status"] == "finished" and jobs["two-agents"]["error"] is None
+    assert all(host_stats["changed"] == 0 for host_stats in stats.values())
+    assert tree_snapshot(jobs_dir) == before
+
+
+def test_status_playbook_counts_and_names_damaged_jobs(tmp_path):
+    root = tmp_path / "swebench"
+    jobs_dir = root / "jobs"
+    shutil.copytree(os.path.join(FIXTURE_JOBS, "pass-fail"), str(jobs_dir / "pass-fail"))
+    shutil.copytree(os.path.join(FIXTURE_JOBS, "two-agents"), str(jobs_dir / "no-start"))
+    result_json = jobs_dir / "no-start" / "result.json"
+    data = json.loads(result_json.read_text())
+    data.pop("started_at")
+    result_json.write_text(json.dumps(data))
+    os.symlink("loop", str(jobs_dir / "loop"))
+    table = tmp_path / "status.txt"
+    inventory = localhost_inventory()
+    before = tree_snapshot(root)
+    proc = subprocess.run(
+        [ANSIBLE_PLAYBOOK, "-i", json.dumps(inventory) and "localhost,", "-c", "local",
+         os.path.join(ROOT, "playbooks", "status.yml"), "-e", json.dumps({
+             "aisbench_status_hosts": "localhost", "runtime_container_root": str(root),
+             "runtime_container_name": "aisbench-badinput-no-such-container", "aisbench_status_file": str(table),
+             "ansible_python_interpreter": sys.executable})],
+        cwd=str(tmp_path), env=ansible_env(tmp_path), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    text = table.read_text()
+    assert "Traceback" not in proc.stdout
+    rows = [result["ansible_facts"]["aisbench_status_row"] for played in json.loads(proc.stdout)["plays"]
+            for task in played["tasks"] for result in task["hosts"].values()
+            if "aisbench_status_row" in result.get("ansible_facts", {})]
+    assert DOC_ROWS["status-damaged-jobs"] in rows[-1]["problem"]  # the table cuts long cells
+    header, _dashes, row = text.splitlines()[:3]
+    damaged_column = header.index("damaged")
+    assert row[damaged_column:].split()[0] == "1"
+    assert tree_snapshot(root) == before
+
+
+@pytest.fixture
+def runtime_container(tmp_path):
+    """A throw-away container from the runtime image (real Harbor), sharing a directory at the same path."""
+    if subprocess.run(["docker", "image", "inspect", RUNTIME_IMAGE], capture_output=True).returncode != 0:
+        pytest.skip("%s is not built (make runtime-image-tar)" % RUNTIME_IMAGE)
+    shared = tmp_path / "shared"
+    (shared / "jobs").mkdir(parents=True)
+    (shared / "tasks").mkdir()
+    name = "aisbench-badinput-harbor-%s" % uuid.uuid4().hex[:8]
+    subprocess.run(["docker", "run", "-d", "--name", name, "--network", "none", "--label", "org.aisbench.test=badinput",
+                    "-v", "%s:%s" % (shared, shared), "--entrypoint", "sleep", RUNTIME_IMAGE, "infinity"],
+                   check=True, capture_output=True)
+    try:
+        yield name, shared
+    finally:
+        subprocess.run(["docker", "rm", "-f", "-v", name], capture_output=True)
+
+
+def test_a_job_harbor_does_not_start_in_time_is_stopped_and_said_so(runtime_container, tmp_path):
+    container, shared = runtime_container
+    (shared / "matrix.yaml").write_text("agents:\n  - name: oracle\ndatasets:\n  - path: %s/tasks\n" % shared)
+    args = {"name": "slow-start", "state": "started", "config": str(shared / "matrix.yaml"), "container": container,
+            "jobs_dir": str(shared / "jobs"), "start_timeout": 1, "cancel_grace_period": 20}
+    play = {"name": "A start that takes longer than start_timeout", "hosts": "localhost", "gather_facts": False,
+            "tasks": [{"name": "Submit the job", "aisbench.agent_runtime.harbor_job": args}]}
+    proc, failed, _results, _stats = run_play(tmp_path, play, localhost_inventory())
+    assert proc.returncode != 0 and len(failed) == 1
+    message = failed[0][1]["msg"]
+    assert DOC_ROWS["job-start-timeout"] in message and "nothing keeps running" in message, message
+    listing = subprocess.run(["docker", "exec", container, "ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert "slow-start" not in listing, listing
 
 
 def test_harbor_job_info_reports_a_corrupt_result_json_and_summarizes_the_rest(tmp_path):
