@@ -16,7 +16,7 @@ description:
   - Empty settings are left out, so the engine keeps its own defaults for them.
   - C(daemon_options) is merged last (recursively) and wins over the named settings.
   - The merged result is then checked the way dockerd uses it, before anything is written (C(dockerd --validate)
-    accepts values that break the engine later): sizes (C(log-opts.max-size), C(default-shm-size)), durations,
+    accepts values that break the engine later), namely sizes (C(log-opts.max-size), C(default-shm-size)), durations,
     counts and booleans, absolute paths (C(data-root), C(exec-root)), CIDRs (C(bip), C(fixed-cidr),
     C(default-address-pools)), IP addresses (C(dns)), URLs (C(registry-mirrors), C(proxies)), known drivers
     (storage, log, cgroup), C(log-opts) values as strings, runtimes with absolute paths, and keys that the Debian

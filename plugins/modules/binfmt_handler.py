@@ -18,8 +18,8 @@ description:
   - Refuses to register an architecture the host runs natively (its own and, on x86_64, i386); see O(on_native).
     What is native is decided from the running kernel of the target (C(uname -m) of the machine the module runs on
     and the ELF header of its own C(/bin/sh)), never from a parameter or a fact.
-  - No path registers a handler whose rule matches the kernel's own executables: not a requested architecture, not
-    a handler or binfmt.d file restored by O(state=absent).
+  - No path registers a handler whose rule matches the kernel's own executables, neither a requested architecture
+    nor a handler or binfmt.d file restored by O(state=absent).
   - Records every handler and file it creates in a manifest. O(state=absent) (and O(exclusive) for handlers no
     longer listed) removes exactly those, restoring a same-named handler or file it had replaced, and nothing else.
   - Reports enabled handlers, binfmt.d rules and binfmt-support entries that would take over native executables;
@@ -85,7 +85,7 @@ options:
   host_arch:
     description:
       - What the caller believes the host's architecture is (for example C(ansible_architecture)). It is only
-        compared with the running kernel: when the kernel does not run it natively the module fails naming both
+        compared with the running kernel; when the kernel does not run it natively the module fails naming both
         values and changes nothing. It never decides what is native.
     type: str
   exclusive:

@@ -13,12 +13,12 @@ short_description: Prove a Docker engine works, or list the Harbor work a restar
 version_added: 0.1.0
 description:
   - O(check=run) proves the engine can run a container and uses the data-root it was given. It imports a tiny image
-    (one static executable for the kernel's own architecture, about 200 bytes, built on the target: nothing is pulled)
+    (one static executable for the kernel's own architecture, about 200 bytes, built on the target; nothing is pulled)
     unless the engine has it, runs it with the engine's default log, storage and network settings and compares the
     output; then it compares C(docker info)'s C(DockerRootDir) with O(data_root). An engine that answers C(docker info)
     but cannot start a container (for example a C(log-opts.max-size) it cannot parse) fails here with the engine's
     own words.
-  - O(check=busy) lists the Harbor work running on the engine, which a restart of the engine kills: Harbor trial
+  - O(check=busy) lists the Harbor work running on the engine, which a restart of the engine kills, that is Harbor trial
     containers (the Docker Compose projects Harbor names C(TRIAL__env), C(TRIAL__verifier...)), and Harbor jobs in
     runtime containers (containers labelled C(org.aisbench.runtime-container.mode), whose processes are listed with
     C(docker exec)).

@@ -32,7 +32,7 @@ description:
     run that asks for the same job meanwhile waits for the lock (at most O(start_timeout) plus a minute) and then
     reports the running job with C(changed=false).
   - A job directory that cannot be read (a symlink loop, a cut or non-JSON C(result.json) or C(config.json), a FIFO
-    in their place) is V(damaged) (RV(job_state)): the module never starts Harbor on it and fails saying why.
+    in their place) is V(damaged) (RV(job_state)); the module never starts Harbor on it and fails saying why.
   - Supports check mode, which returns the exact command the module would run and changes nothing.
 options:
   name:

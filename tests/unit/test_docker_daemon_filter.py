@@ -101,7 +101,7 @@ def test_builtin_default_runtime_needs_no_declaration():
 
 def _wrong_rows():
     import yaml
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "molecule", "docker_engine", "wrong_options.yml")
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "molecule", "docker_engine", "vars", "wrong_options.yml")
     with open(path) as handle:
         return yaml.safe_load(handle)["wrong_daemon_options"]
 
