@@ -383,6 +383,14 @@ def test_harbor_job_info_reports_a_damaged_job_and_summarizes_the_rest(case, tmp
         damaged = "pass-fail"
         (jobs_dir / "pass-fail" / "result.json").unlink()
         os.mkfifo(str(jobs_dir / "pass-fail" / "result.json"))
+    result, jobs = summarize_read_only(tmp_path, jobs_dir)
+    assert jobs[damaged]["status"] == "error" and jobs[damaged]["error"].startswith(DOC_ROWS[case])
+    assert result["errors"] == [{"job": damaged, "error": jobs[damaged]["error"]}]
+    assert jobs["two-agents"]["status"] == "finished" and jobs["two-agents"]["error"] is None
+
+
+def summarize_read_only(tmp_path, jobs_dir):
+    """Run harbor_job_info on jobs_dir: it must succeed without a traceback, change nothing and touch no file."""
     play = {"name": "Summaries with a damaged job", "hosts": "localhost", "gather_facts": False,
             "tasks": [{"name": "Summarize the jobs", "aisbench.agent_runtime.harbor_job_info": {"jobs_dir": str(jobs_dir)},
                        "register": "summary"}]}
@@ -391,12 +399,9 @@ def test_harbor_job_info_reports_a_damaged_job_and_summarizes_the_rest(case, tmp
     assert proc.returncode == 0 and not failed, proc.stdout[-3000:]
     (_name, _host, result), = results
     assert "Traceback" not in json.dumps(result)
-    jobs = {job["name"]: job for job in result["jobs"]}
-    assert jobs[damaged]["status"] == "error" and jobs[damaged]["error"].startswith(DOC_ROWS[case])
-    assert result["errors"] == [{"job": damaged, "error": jobs[damaged]["error"]}]
-    assert jobs["two-agents"]["status"] == "finished" and jobs["two-agents"]["error"] is None
     assert all(host_stats["changed"] == 0 for host_stats in stats.values())
     assert tree_snapshot(jobs_dir) == before
+    return result, {job["name"]: job for job in result["jobs"]}
 
 
 def test_status_playbook_counts_and_names_damaged_jobs(tmp_path):
@@ -472,19 +477,7 @@ def test_harbor_job_info_reports_a_corrupt_result_json_and_summarizes_the_rest(t
     result_json = jobs_dir / "pass-fail" / "result.json"
     # Cut in the middle, as a full disk or a crash would leave it.
     result_json.write_bytes(result_json.read_bytes()[:200])
-    play = {
-        "name": "Summaries with a corrupt result.json",
-        "hosts": "localhost",
-        "gather_facts": False,
-        "tasks": [{"name": "Summarize the jobs", "aisbench.agent_runtime.harbor_job_info": {"jobs_dir": str(jobs_dir)},
-                   "register": "summary"}],
-    }
-    before = tree_snapshot(jobs_dir)
-    proc, failed, results, stats = run_play(tmp_path, play, localhost_inventory())
-    assert proc.returncode == 0 and not failed, proc.stdout[-3000:]
-    (_name, _host, result), = results
-    assert "Traceback" not in json.dumps(result)
-    jobs = {job["name"]: job for job in result["jobs"]}
+    result, jobs = summarize_read_only(tmp_path, jobs_dir)
     expected = DOC_ROWS["corrupt-result-json"]
     assert jobs["pass-fail"]["status"] == "error"
     assert jobs["pass-fail"]["error"].startswith(expected), jobs["pass-fail"]["error"]
@@ -494,5 +487,3 @@ def test_harbor_job_info_reports_a_corrupt_result_json_and_summarizes_the_rest(t
     assert jobs["two-agents"]["status"] == "finished" and jobs["two-agents"]["error"] is None
     assert jobs["errored"]["status"] == "finished" and jobs["errored"]["n_completed"] == 3
     assert {row["agent"] for row in result["pass_at_1"]} >= {"oracle", "nop"}
-    assert all(host_stats["changed"] == 0 for host_stats in stats.values())
-    assert tree_snapshot(jobs_dir) == before
