@@ -126,7 +126,7 @@ class _Checker(object):
         for key in BOOL_OPTIONS:
             if key in config and not isinstance(config[key], bool):
                 self.fail(key, config[key], "must be true or false (a JSON boolean, not a string); dockerd: cannot "
-                                            "unmarshal %s into a bool" % type(config[key]).__name__)
+                                            "unmarshal %s into a bool" % _json_type(config[key]))
         for key, low in COUNT_OPTIONS.items():
             if key in config:
                 value = config[key]
@@ -177,7 +177,7 @@ class _Checker(object):
             path = "log-opts.%s" % key
             if not isinstance(value, str):
                 self.fail(path, value, "must be a string (quote it); dockerd: json: cannot unmarshal %s into a string"
-                                       % type(value).__name__)
+                                       % _json_type(value))
             if driver in ("json-file", "local") and key not in FILE_LOG_OPTS:
                 self.fail(path, value, "is not an option of the %s log driver (known: %s); dockerd refuses every "
                                        "container with: unknown log opt '%s'" % (driver, ", ".join(FILE_LOG_OPTS), key))
@@ -208,7 +208,9 @@ class _Checker(object):
                 interface = ipaddress.ip_interface(config["bip"])
             except (TypeError, ValueError) as exc:
                 self.fail("bip", config["bip"], "is not an address with a prefix like 172.26.0.1/16 (%s)" % exc)
-            if "/" not in str(config["bip"]) or interface.ip == interface.network.network_address:
+            if "/" not in str(config["bip"]):
+                self.fail("bip", config["bip"], "needs a prefix length: the bridge's own address, like 172.26.0.1/16")
+            if interface.ip == interface.network.network_address:
                 self.fail("bip", config["bip"], "must be the bridge's own address with a prefix, like 172.26.0.1/16, "
                                                 "not a network address")
         if "dns" in config:
@@ -263,6 +265,17 @@ class _Checker(object):
                 and config["default-runtime"] not in BUILTIN_RUNTIMES:
             self.fail("default-runtime", config["default-runtime"], "is neither a built-in runtime (%s) nor a key of "
                                                                     "runtimes" % ", ".join(BUILTIN_RUNTIMES))
+
+
+def _json_type(value):
+    """What dockerd calls the JSON type of a value it cannot unmarshal."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, numbers.Number):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
 
 
 def _show(value):
