@@ -23,11 +23,10 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 import pytest
-from ansible.module_utils import _internal
-from ansible.module_utils.testing import patch_module_args
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible_collections.aisbench.agent_runtime.plugins.action import fleet_report as action
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_report as fr
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_results as hr
-from ansible_collections.aisbench.agent_runtime.plugins.modules import fleet_report
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURE_JOBS = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs")
@@ -39,8 +38,8 @@ FORMATS = ("md", "csv", "json", "html")
 # --- helpers -------------------------------------------------------------------------------
 
 def harbor_summary(output_dir, jobs, timestamp="20261202-060000"):
-    """Write harbor_job_info's summary JSON for the given fixture jobs; return its path."""
-    return hr.write_reports(hr.summarize(FIXTURE_JOBS, jobs), str(output_dir), ["json"], timestamp)["json"]
+    """Write harbor_job_info's summary JSON (with details, its default) for the given fixture jobs; return its path."""
+    return hr.write_reports(hr.summarize(FIXTURE_JOBS, jobs, details=True), str(output_dir), ["json"], timestamp)["json"]
 
 
 def put_summary(report_dir, night, host, jobs):
@@ -66,15 +65,20 @@ def put_raw(report_dir, night, host, name, data):
         handle.write(data)
 
 
+RENDER_HTML = action.html_renderer()
+
+
 def run_module(capsys, args, check=False, diff=False):
-    if check:
-        args = dict(args, _ansible_check_mode=True)
-    if diff:
-        args = dict(args, _ansible_diff=True)
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exc:
-            fleet_report.main()
-    return exc.value.code, json.loads(capsys.readouterr().out)
+    """The action plugin's work (argument spec, then run_report) as (rc, result), like a module run."""
+    del capsys
+    validated = ArgumentSpecValidator(action.ARGUMENT_SPEC).validate(args)
+    if validated.error_messages:
+        return 1, {"failed": True, "msg": "; ".join(validated.error_messages)}
+    try:
+        result = action.run_report(validated.validated_parameters, check_mode=check, diff=diff, render_html=RENDER_HTML)
+    except action.FleetReportError as exc:
+        return 1, dict(exc.result, failed=True, msg=str(exc))
+    return 0, json.loads(json.dumps(result))
 
 
 def night_one(report_dir):
@@ -139,9 +143,9 @@ def test_first_night_has_no_comparison_and_every_row_is_new(capsys, report_dir):
     fleet = rows_by_key(result["fleet"])
     # hello/oracle: host-a 1/2, host-b 1/2, host-c 1/1 -> 3/5 (the hosts' mean would be 0.667).
     assert fleet[("hello", "oracle", None)]["pass_at_1"] == 0.6
-    assert fleet[("hello", "oracle", None)]["n_scored"] == 5
+    assert fleet[("hello", "oracle", None)]["n_completed"] == 5
     assert fleet[("hello", "oracle", None)]["n_hosts"] == 3
-    assert fleet[("hello", "nop", "acme/fake-model-1")]["n_scored"] == 2
+    assert fleet[("hello", "nop", "acme/fake-model-1")]["n_completed"] == 2
     assert fleet[("broken", "oracle", None)]["n_errored"] == 2
     assert {row["change"] for row in result["fleet"]} == {"new"}
     assert result["regressions"] == [] and result["failed_hosts"] == [] and result["no_result_hosts"] == []
@@ -156,7 +160,7 @@ def test_fleet_pass_at_1_is_a_sum_not_a_mean_of_means(capsys, two_nights):
     assert rc == 0
     row = rows_by_key(result["fleet"])[("hello", "oracle", None)]
     # host-a 1/2 (0.5) and host-b 1/1 (1.0): fleet 2/3, not (0.5 + 1.0) / 2
-    assert (row["n_pass"], row["n_scored"], row["pass_at_1"]) == (2, 3, 0.666667)
+    assert (row["n_pass"], row["n_completed"], row["pass_at_1"]) == (2, 3, 0.666667)
     report = load_json(result["files"]["json"])
     fleet_row = rows_by_key(report["fleet"]["rows"])[("hello", "oracle", None)]
     assert (fleet_row["host_min_pass_at_1"], fleet_row["host_max_pass_at_1"]) == (0.5, 1.0)
@@ -181,8 +185,7 @@ def test_second_night_improved_new_gone_failed_corrupt_and_empty_hosts(capsys, t
     report = load_json(result["files"]["json"])
     gone = [(r["benchmark"], r["agent"], r["model"]) for r in report["fleet"]["gone"]]
     assert gone == [("hello", "nop", None), ("hello", "nop", "acme/fake-model-1")]
-    assert result["counts"]["changes"] == {"improved": 1, "new": 1, "unchanged": 1, "gone": 2, "regressed": 0,
-                                           "unscored": 0}
+    assert result["counts"]["changes"] == {"improved": 1, "new": 1, "unchanged": 1, "gone": 2, "regressed": 0}
 
     failed = {h["host"]: h for h in result["failed_hosts"]}
     assert set(failed) == {"host-c", "host-d"}
@@ -261,10 +264,6 @@ def test_previous_is_the_latest_earlier_night_with_a_usable_report(capsys, two_n
     rc, result = run_module(capsys, {"report_dir": two_nights, "night": NIGHT2})
     assert rc == 0 and result["previous_night"] == "2026-11-30"
     assert result["report_warnings"][0].startswith("previous night 2026-12-01 skipped: fleet-report.json is not valid JSON")
-    # module.warn() goes to the controller's Display once controller code was imported in this
-    # process (other unit tests template with Ansible), so the result carries it only otherwise.
-    if not _internal.is_controller:
-        assert any("previous night 2026-12-01 skipped" in str(w) for w in result["warnings"])
     # A named previous night without a usable report is an error.
     rc, result = run_module(capsys, {"report_dir": two_nights, "night": NIGHT2, "previous_night": NIGHT1})
     assert rc == 1 and "previous_night 2026-12-01" in result["msg"]
@@ -325,12 +324,12 @@ def test_failed_host_keeps_its_partial_results(capsys, two_nights):
     report = load_json(result["files"]["json"])
     host_c = [h for h in report["hosts"] if h["host"] == "host-c"][0]
     assert host_c["status"] == "failed" and host_c["stage"] == "wait"
-    # interrupted: slow/oracle, 1 completed trial that was cancelled -> no scored trial
-    assert [(r["benchmark"], r["n_completed"], r["n_cancelled"], r["n_scored"], r["change"]) for r in host_c["rows"]] == [
-        ("slow", 1, 1, 0, "unscored")]
+    # interrupted: slow/oracle, 1 completed trial that was cancelled: it counts as a failure, as in Harbor's mean
+    assert [(r["benchmark"], r["n_completed"], r["n_cancelled"], r["pass_at_1"], r["change"]) for r in host_c["rows"]] == [
+        ("slow", 1, 1, 0.0, "new")]
     assert host_c["notes"] == ["job interrupted is unfinished"]
     slow = rows_by_key(result["fleet"])[("slow", "oracle", None)]
-    assert (slow["n_pass"], slow["n_scored"], slow["n_hosts"]) == (1, 1, 2)
+    assert (slow["n_pass"], slow["n_completed"], slow["n_cancelled"], slow["n_hosts"]) == (1, 2, 1, 2)
 
 
 def test_explicit_inputs_win_over_the_hosts_directory(capsys, two_nights, tmp_path):
@@ -366,7 +365,7 @@ def test_summaries_alone_without_a_hosts_directory(capsys, report_dir, tmp_path)
                                      "summaries": [{"host": "only", "path": path}]})
     assert rc == 0
     # The same job summed over two jobs on one host: hello/oracle 1/2 + 1/2.
-    assert rows_by_key(result["fleet"])[("hello", "oracle", None)]["n_scored"] == 4
+    assert rows_by_key(result["fleet"])[("hello", "oracle", None)]["n_completed"] == 4
 
 
 # --- idempotence, check mode, diff, latest ---------------------------------------------------
@@ -501,7 +500,7 @@ def test_hostile_names_are_escaped_everywhere(capsys, report_dir, tmp_path):
     assert rc == 0
     with open(result["files"]["html"], encoding="utf-8") as handle:
         page = handle.read()
-    assert "<script>" not in page and "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
+    assert "<script>" not in page and "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in page
     assert "<b>fetch</b>" not in page and "&lt;b&gt;fetch&lt;/b&gt;" in page
     with open(result["files"]["md"], encoding="utf-8") as handle:
         markdown = handle.read()
@@ -530,7 +529,7 @@ class _TagChecker(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         for name, value in attrs:
-            if name in ("src", "href") or (value and "url(" in value):
+            if (name in ("src", "href") and not (value or "").startswith("#")) or (value and "url(" in value):
                 self.external.append((tag, name, value))
         if tag not in self.VOID:
             self.stack.append(tag)
@@ -586,7 +585,7 @@ def test_csv_has_fleet_host_and_gone_rows(capsys, two_nights):
     host_d = [r for r in rows if r["host"] == "host-d"]
     assert len(host_d) == 1 and host_d[0]["host_status"] == "failed" and host_d[0]["stage"] == "report"
     hello = [r for r in rows if r["scope"] == "fleet" and r["benchmark"] == "hello" and r["agent"] == "oracle"][0]
-    assert (hello["pass_at_1"], hello["previous_pass_at_1"], hello["delta"], hello["n_pass"], hello["n_scored"]) == (
+    assert (hello["pass_at_1"], hello["previous_pass_at_1"], hello["delta"], hello["n_pass"], hello["n_completed"]) == (
         "0.666667", "0.6", "0.066667", "2", "3")
 
 
@@ -632,7 +631,7 @@ def test_fifty_hosts_by_twenty_pairs(capsys, report_dir, tmp_path):
                 for ev in data["jobs"][0]["evals"]:
                     total = expected.setdefault((ev["benchmark"], ev["agent"]), [0, 0])
                     total[0] += ev["n_pass"]
-                    total[1] += ev["n_completed"] - ev["n_cancelled"]
+                    total[1] += ev["n_completed"]
         started = time.perf_counter()
         rc, result = run_module(capsys, {"report_dir": report_dir, "night": night})
         elapsed = time.perf_counter() - started
@@ -641,7 +640,7 @@ def test_fifty_hosts_by_twenty_pairs(capsys, report_dir, tmp_path):
     assert len(result["fleet"]) == 20 and result["counts"]["hosts_ok"] == 50
     for row in result["fleet"]:
         passes, scored = expected[(row["benchmark"], row["agent"])]
-        assert (row["n_pass"], row["n_scored"], row["n_hosts"]) == (passes, scored, 50)
+        assert (row["n_pass"], row["n_completed"], row["n_hosts"]) == (passes, scored, 50)
         assert row["pass_at_1"] == round(passes / scored, 6)
     assert sum(result["counts"]["changes"].values()) == 20
     assert elapsed < 20
@@ -770,7 +769,7 @@ def test_nightly_shape_through_ansible_playbook(tmp_path):
     assert first["fleet"] == second["fleet"]
     fleet = rows_by_key(first["fleet"])
     # host-a pass-fail 1/2 and host-b two-agents oracle 1/2: 2/4; nop 0/2 on host-b only.
-    assert (fleet[("hello", "oracle", None)]["n_pass"], fleet[("hello", "oracle", None)]["n_scored"]) == (2, 4)
+    assert (fleet[("hello", "oracle", None)]["n_pass"], fleet[("hello", "oracle", None)]["n_completed"]) == (2, 4)
     assert fleet[("hello", "nop", None)]["pass_at_1"] == 0.0
     assert [(h["host"], h["stage"]) for h in first["failed_hosts"]] == [("host-c", "summarize")]
     assert "output_timestamp 'bad/timestamp' refused" in first["failed_hosts"][0]["error"]
