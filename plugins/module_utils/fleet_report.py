@@ -234,8 +234,11 @@ def _finish_row(row):
     row["pass_at_1"] = round(row["n_pass"] / completed, 6) if completed else None
     primary = row["primary_keys"][0] if len(row["primary_keys"]) == 1 else None
     row["primary_key"] = primary
-    row["mean_reward"] = (round(row["reward_sums"].get(primary, 0.0) / completed, 6)
-                          if completed and primary is not None else None)
+    if not completed or (primary is None and row["reward_sums"]):
+        row["mean_reward"] = None       # no trial, or jobs that scored different keys
+    else:
+        # No reward recorded at all counts 0, as Harbor's mean.
+        row["mean_reward"] = round(row["reward_sums"].get(primary, 0.0) / completed, 6)
     row["reward_means"] = dict((key, round(total / completed, 6) if completed else None)
                                for key, total in sorted(row["reward_sums"].items()))
     row["exceptions"] = dict(sorted(row["exceptions"].items()))

@@ -548,7 +548,8 @@ def test_html_is_balanced_self_contained_with_an_svg_chart(capsys, two_nights):
     checker.close()
     assert checker.stack == [] and checker.external == []
     assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in page
-    svg = page[page.index("<svg"):page.index("</svg>") + len("</svg>")]
+    start = page.index("<svg", page.index('<figure id="tonight">'))
+    svg = page[start:page.index("</svg>", start) + len("</svg>")]
     root = ET.fromstring(svg)          # the chart is well-formed XML
     ns = "{http://www.w3.org/2000/svg}"
     bars = root.findall(ns + "rect")
@@ -777,3 +778,148 @@ def test_nightly_shape_through_ansible_playbook(tmp_path):
     assert sorted(os.listdir(night_dir)) == ["fleet-report.csv", "fleet-report.html", "fleet-report.json",
                                              "fleet-report.md", "hosts"]
     assert os.readlink(os.path.join(str(report), "latest")) == NIGHT1
+
+
+# --- several nights: task regressions, flaky tasks, tokens, cost, time, history ----------------
+
+MULTI_NIGHTS = ("2026-11-29", "2026-11-30", "2026-12-01")
+
+
+def build_multi_night(capsys, report_dir):
+    """Three nights of three hosts from real Harbor jobs; returns the last night's result.
+
+    host-a runs the flip job: coin passes, fails, passes (flip-night-1/2/3), steady always passes.
+    host-b runs metered (tokens and cost) and multi-key (several reward keys) every night.
+    host-c runs errored, errored, then fails at stage wait with a partial summary (cancelled-kept).
+    """
+    result = None
+    for index, night in enumerate(MULTI_NIGHTS):
+        put_summary(report_dir, night, "host-a", ["flip-night-%d" % (index + 1)])
+        put_summary(report_dir, night, "host-b", ["metered", "multi-key"])
+        if index < 2:
+            put_summary(report_dir, night, "host-c", ["errored"])
+        else:
+            put_summary(report_dir, night, "host-c", ["cancelled-kept"])
+            put_failure(report_dir, night, "host-c", "wait", "timed out after 21600 s waiting for job nightly: 3 of 5")
+        rc, result = run_module(capsys, {"report_dir": report_dir, "night": night})
+        assert rc == 0, result
+    return result
+
+
+def test_task_regression_fix_and_flaky_marker_over_three_nights(capsys, report_dir):
+    put_summary(report_dir, MULTI_NIGHTS[0], "host-a", ["flip-night-1"])
+    assert run_module(capsys, {"report_dir": report_dir, "night": MULTI_NIGHTS[0]})[0] == 0
+    put_summary(report_dir, MULTI_NIGHTS[1], "host-a", ["flip-night-2"])
+    rc, second = run_module(capsys, {"report_dir": report_dir, "night": MULTI_NIGHTS[1]})
+    assert rc == 0
+    fleet_regressions = [t for t in second["task_regressions"] if t["host"] is None]
+    assert [(t["task"], t["text"], t["flaky"]) for t in fleet_regressions] == [
+        ("coin", "passed on 2026-11-29, failed tonight", False)]
+    assert [t["host"] for t in second["task_regressions"]] == [None, "host-a"]
+    assert "  flip coin / oracle: passed on 2026-11-29, failed tonight" in second["summary_lines"]
+
+    result = build_multi_night(capsys, report_dir)
+    fixes = [t for t in result["task_fixes"] if t["host"] is None]
+    assert [(t["task"], t["text"]) for t in fixes] == [("coin", "failed on 2026-11-30, passed tonight")]
+    flaky = [(t["host"], t["task"], t["flips"], [o["status"] for o in t["outcomes"]]) for t in result["flaky_tasks"]]
+    assert flaky == [(None, "coin", 2, ["pass", "fail"]), ("host-a", "coin", 2, ["pass", "fail"])]
+    assert result["counts"]["flaky_tasks"] == 2
+    with open(result["files"]["md"]) as handle:
+        markdown = handle.read()
+    assert "| fleet | flip | coin | oracle | - | fixed | failed on 2026-11-30, passed tonight | flaky |" in markdown
+
+
+def test_matrix_usage_and_history_over_three_nights(capsys, report_dir):
+    result = build_multi_night(capsys, report_dir)
+    report = load_json(result["files"]["json"])
+    assert report["format"] == 2 and result["history_nights"] == list(MULTI_NIGHTS)
+    history = {(s["benchmark"], s["agent"], s["model"]): s["values"] for s in report["history"]["series"]}
+    assert history[("flip", "oracle", None)] == [1.0, 0.5, 1.0]
+    # hello/oracle: host-b's metered job 1/2 every night, host-c's errored 1/1 (nights 1-2) or cancelled-kept 1/2.
+    assert history[("hello", "oracle", None)] == [round(2 / 3, 6), round(2 / 3, 6), 0.5]
+    # The multi-key benchmark: pass@1 on accuracy (Harbor's first key), style reported as its own column.
+    multikey = rows_by_key(result["fleet"])[("multikey", "oracle", None)]
+    assert (multikey["primary_key"], multikey["pass_at_1"], multikey["mean_reward"]) == ("accuracy", 0.6, 0.6)
+    fleet_row = rows_by_key(report["fleet"]["rows"])[("multikey", "oracle", None)]
+    assert fleet_row["reward_means"] == {"accuracy": 0.6, "style": 0.5}
+    # Tokens and cost: only the metered agent reports them (3 trials of 1200/200/300 tokens, 0.0042 USD).
+    metered = [r for r in result["fleet"] if r["agent"] == "metered"]
+    assert sum(r["n_input_tokens"] for r in metered) == 3600
+    assert result["usage"]["n_input_tokens"] == 3600 and result["usage"]["cost_usd"] == pytest.approx(0.0126)
+    assert result["usage"]["n_cost_reported"] == 3
+    assert result["usage"]["durations"]["agent_execution"]["n"] == result["usage"]["n_completed"]
+    # The task matrix of the fleet: the errored trial shows its exception type.
+    tables = fr.report_tables(report)
+    matrices = {m["title"]: m for m in tables["fleet_matrix"]}
+    multikey_cells = dict((row[0], row[1:]) for row in matrices["multikey"]["rows"])
+    assert multikey_cells["mk-noreward"] == ["error: RewardFileNotFoundError"]
+    assert multikey_cells["mk-wrong"] == ["fail"] and multikey_cells["mk-all"] == ["pass"]
+    timeouts = dict((row[0], row[1:]) for row in matrices["timeouts"]["rows"])
+    assert matrices["timeouts"]["headers"] == ["task", "metered / acme/metered-1", "oracle"]
+    assert timeouts["agent-timeout"] == ["pass", "pass"]     # graded after AgentTimeoutError: reward 1
+    slow = dict((row[0], row[1:]) for row in matrices["slow"]["rows"])
+    assert slow["sleepy"] == ["error: CancelledError"]
+
+
+def _md_tables(markdown):
+    """{section title: [row dicts]} of every Markdown table (first table after a heading)."""
+    tables = {}
+    title = None
+    lines = markdown.splitlines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.startswith("#"):
+            title = line.lstrip("#").strip()
+        if line.startswith("| ") and title not in tables:
+            headers = [cell.strip() for cell in line.strip("|").split(" | ")]
+            rows = []
+            index += 2
+            while index < len(lines) and lines[index].startswith("| "):
+                rows.append(dict(zip(headers, [cell.strip() for cell in lines[index].strip("|").split(" | ")])))
+                index += 1
+            tables[title] = rows
+            continue
+        index += 1
+    return tables
+
+
+def test_markdown_csv_and_json_carry_the_same_numbers(capsys, report_dir):
+    result = build_multi_night(capsys, report_dir)
+    report = load_json(result["files"]["json"])
+    with open(result["files"]["md"]) as handle:
+        md = _md_tables(handle.read())
+    with open(result["files"]["csv"], newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    md_fleet = {(r["benchmark"], r["agent"], r["model"]): r for r in md["Fleet pass@1"]}
+    csv_fleet = {(r["benchmark"], r["agent"], r["model"] or "-"): r for r in rows if r["scope"] == "fleet"}
+    md_usage = {(r["benchmark"], r["agent"], r["model"]): r for r in md["Tokens, cost and time"]}
+    md_history = {(r["benchmark"], r["agent"], r["model"]): r for r in md["pass@1 history (fleet)"]}
+    for row in report["fleet"]["rows"]:
+        key = (row["benchmark"], row["agent"], row["model"] or "-")
+        assert md_fleet[key]["pass@1"] == fr.fmt_rate(row["pass_at_1"]) == "%.3f" % float(csv_fleet[key]["pass_at_1"])
+        assert md_fleet[key]["mean reward"] == fr.fmt_rate(row["mean_reward"])
+        for field, header in (("n_pass", "passed"), ("n_completed", "completed"), ("n_errored", "errored"),
+                              ("n_cancelled", "cancelled")):
+            assert int(md_fleet[key][header]) == row[field] == int(csv_fleet[key][field]), (key, field)
+        for field, header in (("n_input_tokens", "input tokens"), ("n_output_tokens", "output tokens")):
+            expected = "" if row[field] is None else str(row[field])
+            assert csv_fleet[key][field] == expected
+            assert md_usage[key][header] == fr.fmt_int(row[field])
+        assert md_usage[key]["cost (USD)"] == fr.fmt_cost(row["cost_usd"])
+        assert csv_fleet[key]["cost_usd"] == ("" if row["cost_usd"] is None else str(row["cost_usd"]))
+        series = [s for s in report["history"]["series"]
+                  if (s["benchmark"], s["agent"], s["model"] or "-") == key][0]
+        assert [md_history[key][night] for night in report["history"]["nights"]] == [fr.fmt_rate(v) for v in series["values"]]
+        csv_history = {r["night"]: float(r["pass_at_1"]) for r in rows if r["scope"] == "history"
+                       and (r["benchmark"], r["agent"], r["model"] or "-") == key}
+        assert csv_history == {n: v for n, v in zip(report["history"]["nights"], series["values"]) if v is not None}
+    # Task outcomes: the Markdown matrix cells and the CSV task rows agree with the JSON rows' tasks.
+    csv_tasks = {(r["benchmark"], r["task"], r["agent"], r["model"] or None): r for r in rows
+                 if r["scope"] == "task" and not r["host"]}
+    for (benchmark, task, agent, model), outcome in fr.task_outcomes(report["fleet"]["rows"]).items():
+        line = csv_tasks[(benchmark, task, agent, model)]
+        assert line["outcome"] == outcome["label"] and int(line["n_pass"]) == outcome["n_pass"]
+        column = "%s / %s" % (agent, model) if model else agent
+        md_rows = {r["task"]: r for r in md[benchmark]}
+        assert md_rows[task][column] == outcome["label"]
