@@ -248,9 +248,9 @@ pass_at_1:
        n_cancelled: 0, n_pass: 1, pass_at_1: 0.5}
 progress:
   description:
-    - Progress of every selected job that is not finished, for people watching a long job (not written to the summary
+    - "Progress of every selected job that is not finished, for people watching a long job (not written to the summary
       files). C(line) reads like C(job J: 37/120 trials done, 3 errored (AgentTimeoutError=3), 4 running,
-      pass@1 0.541, elapsed 1h02m, ETA 1h05m).
+      pass@1 0.541, elapsed 1h02m, ETA 1h05m)."
     - The ETA is the remaining trials at the rate trials ended since Harbor last started the job.
   returned: always
   type: list
