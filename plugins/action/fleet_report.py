@@ -177,15 +177,13 @@ def run_report(params, check_mode=False, diff=False, render_html=None):
 
 
 class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+    """Nothing runs on the target: the inputs and the report are on the controller."""
+
     _supports_check_mode = True
-    _supports_async = False
 
     def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp
-        validation, params = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        del validation
+        result = super(ActionModule, self).run(task_vars=task_vars)
+        params = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
         try:
             result.update(run_report(params, check_mode=self._play_context.check_mode, diff=self._play_context.diff))
         except FleetReportError as exc:
