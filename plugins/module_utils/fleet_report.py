@@ -3,15 +3,22 @@
 # Apache License 2.0 (see LICENSE)
 """Fleet-wide nightly report from per-host harbor_job_info summaries (standard library only).
 
-Layout of a report directory (see docs/fleet_report.md)::
+Used by the fleet_report action plugin on the controller. Layout of a report directory
+(see docs/fleet_report.md)::
 
     REPORT_DIR/NIGHT/hosts/HOST/summary.json   harbor_job_info's summary JSON, fetched from HOST
     REPORT_DIR/NIGHT/hosts/HOST/failure.json   {"host": HOST, "stage": STAGE, "error": TEXT}
     REPORT_DIR/NIGHT/fleet-report.{json,csv,md,html}
     REPORT_DIR/latest -> NIGHT                 newest night holding a fleet-report.json
 
-Everything rendered here is a pure function of the inputs (no clock, no absolute paths
-that change between runs), so a rerun on the same inputs gives byte-identical files.
+This file builds the report document (fleet-report.json), the tables every format shows
+(report_tables) and the Markdown and CSV files; the HTML page is rendered from the same tables by
+the action plugin's Jinja2 templates. Everything is a pure function of the inputs (no clock, no
+absolute paths that change between runs), so a rerun on the same inputs gives byte-identical files.
+
+The counting rules are harbor_results.score_trials's: pass@1 = passed trials / completed trials,
+errored and cancelled trials included, as Harbor's own mean. Across hosts (and jobs) the counts
+are summed, never the hosts' pass@1 averaged.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,7 +26,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import csv
-import html
 import io
 import json
 import os
@@ -27,7 +33,9 @@ import re
 
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import read_regular_file
 
-REPORT_FORMAT_VERSION = 1
+REPORT_FORMAT_VERSION = 2
+# Earlier reports still read as previous nights and history (their pass@1 left cancelled trials out).
+READABLE_FORMATS = (1, 2)
 REPORT_BASENAME = "fleet-report"
 REPORT_FORMATS = ("json", "csv", "md", "html")
 HOSTS_SUBDIR = "hosts"
@@ -36,15 +44,21 @@ FAILURE_FILE = "failure.json"
 LATEST_LINK = "latest"
 # Stage recorded for a host whose summary file cannot be used.
 REPORT_STAGE = "report"
-# "unscored": every trial of the row was cancelled, so it has no pass@1 to compare.
-CHANGES = ("regressed", "improved", "new", "gone", "unchanged", "unscored")
+CHANGES = ("regressed", "improved", "new", "gone", "unchanged")
 NIGHT_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 COUNTERS = ("n_completed", "n_errored", "n_cancelled", "n_pass")
+TOKEN_FIELDS = ("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd")
+PHASES = ("environment_setup", "agent_setup", "agent_execution", "verifier", "total")
+PHASE_TITLES = {"environment_setup": "environment", "agent_setup": "agent setup", "agent_execution": "agent",
+                "verifier": "verifier", "total": "trial"}
+TASK_COUNTERS = ("n_trials", "n_pass", "n_fail", "n_error")
 MAX_ERROR_CHARS = 500
+DEFAULT_HISTORY = 14
+PASS_PPM = 1000000
 
 
 class ReportError(Exception):
-    """Bad input that stops the report (the module fails, nothing is written)."""
+    """Bad input that stops the report (the task fails, nothing is written)."""
 
 
 class InputError(Exception):
@@ -88,6 +102,21 @@ def _count(value, where):
     return value
 
 
+def _number(value, where):
+    """A non-negative number or None (tokens, cost, seconds, reward sums)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
+        raise InputError("%s: expected a number, got %r" % (where, value))
+    return value
+
+
+def _reward(value, where):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise InputError("%s: expected a number, got %r" % (where, value))
+    return value
+
+
 def _label(value, where, optional=False):
     if value is None and optional:
         return None
@@ -96,14 +125,138 @@ def _label(value, where, optional=False):
     return value
 
 
+def _dict(value, where):
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError("%s is not an object" % where)
+    return value
+
+
+def _round(value, digits=6):
+    return None if value is None else round(value, digits)
+
+
+# --- rows: one per (benchmark, agent, model) -------------------------------------------------
+
+def _new_row(benchmark, agent, model):
+    row = {"benchmark": benchmark, "agent": agent, "model": model, "exceptions": {}, "primary_keys": [],
+           "reward_sums": {}, "n_cost_reported": 0, "tasks": {}}
+    for field in COUNTERS:
+        row[field] = 0
+    for field in TOKEN_FIELDS:
+        row[field] = None
+    row["durations"] = dict((phase, {"total_sec": 0.0, "n": 0}) for phase in PHASES)
+    return row
+
+
+def _add_number(row, field, value):
+    if value is not None:
+        row[field] = _round((row[field] or 0) + value)
+
+
+def _merge_row(row, other):
+    """Add the counters, rewards, usage, durations and tasks of other into row."""
+    for field in COUNTERS:
+        row[field] += other[field]
+    for name, number in other["exceptions"].items():
+        row["exceptions"][name] = row["exceptions"].get(name, 0) + number
+    for key in other["primary_keys"]:
+        if key not in row["primary_keys"]:
+            row["primary_keys"].append(key)
+    for key, total in other["reward_sums"].items():
+        row["reward_sums"][key] = _round(row["reward_sums"].get(key, 0.0) + total)
+    for field in TOKEN_FIELDS:
+        _add_number(row, field, other[field])
+    row["n_cost_reported"] += other["n_cost_reported"]
+    for phase in PHASES:
+        row["durations"][phase]["total_sec"] = _round(row["durations"][phase]["total_sec"]
+                                                      + other["durations"][phase]["total_sec"], 3)
+        row["durations"][phase]["n"] += other["durations"][phase]["n"]
+    for name, task in other["tasks"].items():
+        mine = row["tasks"].setdefault(name, _new_task())
+        for field in TASK_COUNTERS:
+            mine[field] += task[field]
+        for exc, number in task["exceptions"].items():
+            mine["exceptions"][exc] = mine["exceptions"].get(exc, 0) + number
+
+
+def _new_task():
+    task = dict((field, 0) for field in TASK_COUNTERS)
+    task["exceptions"] = {}
+    return task
+
+
+def _eval_row(ev, where):
+    """One summary eval as a row (validated)."""
+    key = (_label(ev.get("benchmark"), where + ".benchmark"), _label(ev.get("agent"), where + ".agent"),
+           _label(ev.get("model"), where + ".model", optional=True))
+    row = _new_row(*key)
+    for field in COUNTERS:
+        row[field] = _count(ev.get(field, 0), "%s.%s" % (where, field))
+    for name, number in _dict(ev.get("exceptions"), where + ".exceptions").items():
+        row["exceptions"][str(name)] = _count(number, where + ".exceptions")
+    primary = ev.get("primary_key")
+    if primary is not None:
+        row["primary_keys"].append(_label(primary, where + ".primary_key"))
+    for key_name, reward in _dict(ev.get("rewards"), where + ".rewards").items():
+        reward = _dict(reward, "%s.rewards.%s" % (where, key_name))
+        row["reward_sums"][str(key_name)] = _reward(reward.get("sum", 0.0), "%s.rewards.%s.sum" % (where, key_name))
+    if primary is None and "rewards" not in ev:
+        # A summary from before reward keys were recorded: its passes are its reward.
+        row["reward_sums"]["reward"] = float(row["n_pass"])
+        row["primary_keys"].append("reward")
+    for field in TOKEN_FIELDS:
+        row[field] = _number(ev.get(field), "%s.%s" % (where, field))
+    row["n_cost_reported"] = _count(ev.get("n_cost_reported", 0), where + ".n_cost_reported")
+    for phase, timing in _dict(ev.get("durations"), where + ".durations").items():
+        if phase in row["durations"]:
+            timing = _dict(timing, "%s.durations.%s" % (where, phase))
+            row["durations"][phase] = {
+                "total_sec": _number(timing.get("total_sec", 0.0), "%s.durations.%s.total_sec" % (where, phase)) or 0.0,
+                "n": _count(timing.get("n", 0), "%s.durations.%s.n" % (where, phase))}
+    tasks = ev.get("tasks") or []
+    if not isinstance(tasks, list):
+        raise InputError("%s.tasks is not a list" % where)
+    for index, task in enumerate(tasks):
+        task_where = "%s.tasks[%d]" % (where, index)
+        task = _dict(task, task_where)
+        mine = row["tasks"].setdefault(_label(task.get("task"), task_where + ".task"), _new_task())
+        for field in TASK_COUNTERS:
+            mine[field] += _count(task.get(field, 0), "%s.%s" % (task_where, field))
+        for exc, number in _dict(task.get("exceptions"), task_where + ".exceptions").items():
+            mine["exceptions"][str(exc)] = mine["exceptions"].get(str(exc), 0) + _count(number, task_where + ".exceptions")
+    return key, row
+
+
+def _finish_row(row):
+    """pass@1 (passed / completed, as harbor_results.score_trials), mean reward and key means."""
+    completed = row["n_completed"]
+    row["pass_at_1"] = round(row["n_pass"] / completed, 6) if completed else None
+    primary = row["primary_keys"][0] if len(row["primary_keys"]) == 1 else None
+    row["primary_key"] = primary
+    if not completed or (primary is None and row["reward_sums"]):
+        row["mean_reward"] = None       # no trial, or jobs that scored different keys
+    else:
+        # No reward recorded at all counts 0, as Harbor's mean.
+        row["mean_reward"] = round(row["reward_sums"].get(primary, 0.0) / completed, 6)
+    row["reward_means"] = dict((key, round(total / completed, 6) if completed else None)
+                               for key, total in sorted(row["reward_sums"].items()))
+    row["exceptions"] = dict(sorted(row["exceptions"].items()))
+    row["tasks"] = dict(sorted(row["tasks"].items()))
+    return row
+
+
+def _sort_key(key):
+    return tuple(part or "" for part in key)
+
+
 # --- inputs ------------------------------------------------------------------------------
 
 def load_summary(path):
     """Parse one harbor_job_info summary JSON into (rows, jobs); InputError when unusable.
 
-    rows: one per (benchmark, agent, model) summed over the summary's jobs, from
-    ``jobs[].evals`` (the same counters harbor_job_info's ``pass_at_1`` table sums, plus
-    the exception types).
+    rows: one per (benchmark, agent, model), summed over the summary's jobs, from ``jobs[].evals``.
     """
     data = _read_json(path, SUMMARY_FILE)
     if not isinstance(data, dict) or not isinstance(data.get("jobs"), list):
@@ -126,18 +279,11 @@ def load_summary(path):
             ev_where = "%s.evals[%d]" % (where, eval_index)
             if not isinstance(ev, dict):
                 raise InputError("%s is not an object" % ev_where)
-            key = (_label(ev.get("benchmark"), ev_where + ".benchmark"), _label(ev.get("agent"), ev_where + ".agent"),
-                   _label(ev.get("model"), ev_where + ".model", optional=True))
-            row = rows.get(key)
-            if row is None:
-                row = rows[key] = _new_row(*key)
-            for field in COUNTERS:
-                row[field] += _count(ev.get(field, 0), "%s.%s" % (ev_where, field))
-            exceptions = ev.get("exceptions") or {}
-            if not isinstance(exceptions, dict):
-                raise InputError("%s.exceptions is not an object" % ev_where)
-            for name, number in exceptions.items():
-                row["exceptions"][str(name)] = row["exceptions"].get(str(name), 0) + _count(number, ev_where + ".exceptions")
+            key, row = _eval_row(ev, ev_where)
+            if key in rows:
+                _merge_row(rows[key], row)
+            else:
+                rows[key] = row
     return [_finish_row(rows[key]) for key in sorted(rows, key=_sort_key)], jobs
 
 
@@ -172,25 +318,6 @@ def discover_hosts(hosts_dir):
             "failure": failure if os.path.lexists(failure) else None,
         }
     return found
-
-
-def _sort_key(key):
-    return tuple(part or "" for part in key)
-
-
-def _new_row(benchmark, agent, model):
-    row = {"benchmark": benchmark, "agent": agent, "model": model, "exceptions": {}}
-    for field in COUNTERS:
-        row[field] = 0
-    return row
-
-
-def _finish_row(row):
-    # Cancelled trials never reached an outcome (as in harbor_job_info); errored ones count as failures.
-    row["n_scored"] = max(row["n_completed"] - row["n_cancelled"], 0)
-    row["pass_at_1"] = round(row["n_pass"] / row["n_scored"], 6) if row["n_scored"] else None
-    row["exceptions"] = dict(sorted(row["exceptions"].items()))
-    return row
 
 
 def _display_path(path, base):
@@ -234,11 +361,7 @@ def collect_hosts(night_dir, hosts_dir=None, summaries=None, failures=None, expe
         entry = sources.setdefault(host, {"summary": None, "failure_file": None, "failure": None})
         if entry["failure"] is None and entry["failure_file"] is None:
             entry["failure"] = {"stage": DROPPED_STAGE, "error": DROPPED_ERROR}
-
-    hosts = []
-    for host in sorted(sources):
-        hosts.append(_host_entry(host, sources[host], night_dir))
-    return hosts
+    return [_host_entry(host, sources[host], night_dir) for host in sorted(sources)]
 
 
 def _host_entry(host, source, night_dir):
@@ -283,8 +406,12 @@ def _host_entry(host, source, night_dir):
                     entry["notes"].append("job %s: %s" % (job["name"], job["error"]))
                 elif job["status"] != "finished":
                     entry["notes"].append("job %s is %s" % (job["name"], job["status"]))
+            for row in rows:
+                if len(row["primary_keys"]) > 1:
+                    entry["notes"].append("%s: the jobs score different reward keys (%s); no mean reward" % (
+                        _row_title(row), ", ".join(row["primary_keys"])))
     _add_totals(entry)
-    if entry["status"] == "ok" and not entry["n_scored"]:
+    if entry["status"] == "ok" and not entry["n_completed"]:
         entry["status"] = "no_results"
         if not source["summary"]:
             entry["reason"] = "no %s and no %s" % (SUMMARY_FILE, FAILURE_FILE)
@@ -295,14 +422,37 @@ def _host_entry(host, source, night_dir):
     return entry
 
 
+def _row_title(row):
+    return " / ".join(part for part in (row["benchmark"], row["agent"], row["model"]) if part)
+
+
 def _add_totals(entry):
-    for field in COUNTERS + ("n_scored",):
+    for field in COUNTERS:
         entry[field] = sum(row[field] for row in entry["rows"])
-    entry["pass_at_1"] = round(entry["n_pass"] / entry["n_scored"], 6) if entry["n_scored"] else None
+    entry["pass_at_1"] = round(entry["n_pass"] / entry["n_completed"], 6) if entry["n_completed"] else None
+    entry["usage"] = usage_totals(entry["rows"])
+
+
+def usage_totals(rows):
+    """Tokens, cost and phase durations of several rows together (a host's night, the fleet's)."""
+    total = _new_row(None, None, None)
+    for row in rows:
+        for field in TOKEN_FIELDS:
+            _add_number(total, field, row[field])
+        total["n_cost_reported"] += row["n_cost_reported"]
+        total["n_completed"] += row["n_completed"]
+        for phase in PHASES:
+            total["durations"][phase]["total_sec"] = _round(total["durations"][phase]["total_sec"]
+                                                            + row["durations"][phase]["total_sec"], 3)
+            total["durations"][phase]["n"] += row["durations"][phase]["n"]
+    usage = dict((field, total[field]) for field in TOKEN_FIELDS)
+    usage.update(n_cost_reported=total["n_cost_reported"], n_completed=total["n_completed"],
+                 durations=total["durations"])
+    return usage
 
 
 def fleet_rows(hosts):
-    """pass@1 per (benchmark, agent, model) over every host: sum of passes / sum of scored trials."""
+    """Per (benchmark, agent, model) over every host: counts summed, then pass@1 = passes / completed."""
     rows = {}
     for host in hosts:
         for row in host["rows"]:
@@ -312,10 +462,7 @@ def fleet_rows(hosts):
                 fleet = rows[key] = _new_row(*key)
                 fleet["hosts"] = []
                 fleet["host_pass_at_1"] = []
-            for field in COUNTERS:
-                fleet[field] += row[field]
-            for name, number in row["exceptions"].items():
-                fleet["exceptions"][name] = fleet["exceptions"].get(name, 0) + number
+            _merge_row(fleet, row)
             fleet["hosts"].append(host["host"])
             if row["pass_at_1"] is not None:
                 fleet["host_pass_at_1"].append(row["pass_at_1"])
@@ -330,7 +477,61 @@ def fleet_rows(hosts):
     return result
 
 
-# --- previous nights ---------------------------------------------------------------------
+# --- tasks ---------------------------------------------------------------------------------
+
+def task_status(task):
+    """pass (every trial passed), partial (some), error (none, one raised), fail (none)."""
+    if task["n_trials"] and task["n_pass"] == task["n_trials"]:
+        return "pass"
+    if task["n_pass"]:
+        return "partial"
+    return "error" if task["n_error"] else "fail"
+
+
+def task_label(task):
+    status = task_status(task)
+    if status == "partial":
+        return "%d/%d pass" % (task["n_pass"], task["n_trials"])
+    if status == "error":
+        exceptions = sorted(task["exceptions"].items(), key=lambda item: (-item[1], item[0]))
+        return "error: %s" % exceptions[0][0] if exceptions else "error"
+    if task["n_trials"] > 1:
+        return "%s (%d)" % (status, task["n_trials"])
+    return status
+
+
+def task_outcomes(rows):
+    """{(benchmark, task, agent, model): {status, label, counts}} of one scope's rows."""
+    outcomes = {}
+    for row in rows:
+        for name, task in row["tasks"].items():
+            outcomes[(row["benchmark"], name, row["agent"], row["model"])] = dict(
+                task, status=task_status(task), label=task_label(task))
+    return outcomes
+
+
+def _outcome_list(outcomes):
+    return [dict(benchmark=key[0], task=key[1], agent=key[2], model=key[3], **outcomes[key])
+            for key in sorted(outcomes, key=_sort_key)]
+
+
+def task_matrix(rows):
+    """Per benchmark: tasks x (agent, model) columns, each cell a task outcome (or None)."""
+    outcomes = task_outcomes(rows)
+    matrix = []
+    for benchmark in sorted(set(key[0] for key in outcomes)):
+        columns = sorted(set((key[2], key[3]) for key in outcomes if key[0] == benchmark), key=_sort_key)
+        tasks = sorted(set(key[1] for key in outcomes if key[0] == benchmark))
+        matrix.append({
+            "benchmark": benchmark,
+            "columns": [{"agent": agent, "model": model} for agent, model in columns],
+            "rows": [{"task": task, "cells": [outcomes.get((benchmark, task, agent, model)) for agent, model in columns]}
+                     for task in tasks],
+        })
+    return matrix
+
+
+# --- earlier nights ------------------------------------------------------------------------
 
 def report_nights(report_dir):
     """Night directories of report_dir that hold a fleet report, sorted by name."""
@@ -349,10 +550,11 @@ def earlier_nights(report_dir, night):
 
 
 def load_report(path):
-    """A fleet-report.json written by this code; InputError when unusable."""
+    """A fleet-report.json written by this code (format 1 or 2); InputError when unusable."""
     data = _read_json(path, os.path.basename(path))
-    if not isinstance(data, dict) or data.get("format") != REPORT_FORMAT_VERSION:
-        raise InputError("%s is not a fleet report of format %d" % (os.path.basename(path), REPORT_FORMAT_VERSION))
+    if not isinstance(data, dict) or data.get("format") not in READABLE_FORMATS:
+        raise InputError("%s is not a fleet report of format %s" % (
+            os.path.basename(path), " or ".join(str(v) for v in READABLE_FORMATS)))
     fleet = data.get("fleet")
     hosts = data.get("hosts")
     if not isinstance(fleet, dict) or not isinstance(fleet.get("rows"), list) or not isinstance(hosts, list):
@@ -360,21 +562,32 @@ def load_report(path):
     return data
 
 
-def find_previous(report_dir, night, previous_night=None):
-    """(night id, report) of the night to compare with, or (None, None); plus warnings.
+def find_history(report_dir, night, previous_night=None, history=DEFAULT_HISTORY):
+    """(previous night, its report, [(night, report)] newest first, warnings).
 
-    previous_night names it; otherwise the latest earlier night with a usable report
-    (unusable ones are skipped with a warning).
+    The previous night is previous_night or the latest earlier night with a usable report; the
+    history is up to history - 1 earlier usable nights (tonight makes the N-th). Unusable reports
+    are skipped with a warning.
     """
     warnings = []
-    candidates = [previous_night] if previous_night else earlier_nights(report_dir, night)
-    for name in candidates:
-        path = os.path.join(report_dir, name, REPORT_BASENAME + ".json")
+    loaded = []
+    for name in earlier_nights(report_dir, night):
+        if len(loaded) >= max(history - 1, 0):
+            break
         try:
-            return name, load_report(path), warnings
+            loaded.append((name, load_report(os.path.join(report_dir, name, REPORT_BASENAME + ".json"))))
         except InputError as exc:
             warnings.append("previous night %s skipped: %s" % (name, exc))
-    return None, None, warnings
+    if previous_night:
+        try:
+            return previous_night, load_report(os.path.join(report_dir, previous_night, REPORT_BASENAME + ".json")), \
+                loaded, warnings
+        except InputError as exc:
+            warnings.append("previous night %s skipped: %s" % (previous_night, exc))
+            return None, None, loaded, warnings
+    if loaded:
+        return loaded[0][0], loaded[0][1], loaded, warnings
+    return None, None, loaded, warnings
 
 
 def _rows_by_key(rows):
@@ -385,17 +598,22 @@ def _rows_by_key(rows):
     return result
 
 
+def _as_count(value):
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _completed(row):
+    # Format 1 reports counted "scored" trials (cancelled ones left out).
+    return _as_count(row.get("n_completed", row.get("n_scored")))
+
+
 def classify(current, previous, threshold, min_trials):
-    """improved / regressed / unchanged for two pass@1 values (both scored)."""
+    """improved / regressed / unchanged for two pass@1 values."""
     delta = round(current["pass_at_1"] - previous["pass_at_1"], 6)
-    enough = current["n_scored"] >= min_trials and _as_count(previous.get("n_scored")) >= min_trials
+    enough = current["n_completed"] >= min_trials and _completed(previous) >= min_trials
     if not enough or delta == 0 or abs(delta) < threshold:
         return "unchanged", delta
     return ("improved" if delta > 0 else "regressed"), delta
-
-
-def _as_count(value):
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def compare_rows(rows, previous_rows, threshold, min_trials):
@@ -405,10 +623,6 @@ def compare_rows(rows, previous_rows, threshold, min_trials):
     for row in rows:
         key = (row["benchmark"], row["agent"], row["model"])
         before = previous.get(key)
-        if row["pass_at_1"] is None:
-            row.update(previous_pass_at_1=before["pass_at_1"] if before else None, delta=None, change="unscored")
-            seen.add(key)
-            continue
         if before is None:
             row.update(previous_pass_at_1=None, delta=None, change="new")
             continue
@@ -420,15 +634,116 @@ def compare_rows(rows, previous_rows, threshold, min_trials):
         before = previous[key]
         gone.append({
             "benchmark": key[0], "agent": key[1], "model": key[2], "change": "gone",
-            "previous_pass_at_1": before["pass_at_1"], "previous_n_scored": _as_count(before.get("n_scored")),
+            "previous_pass_at_1": before["pass_at_1"], "previous_n_completed": _completed(before),
         })
     return gone
 
 
+def _mark_new(rows):
+    for row in rows:
+        row.update(previous_pass_at_1=None, delta=None, change="new")
+
+
+def _report_rows(report, host=None):
+    """The rows of an earlier report, of the fleet or of one host."""
+    if host is None:
+        return (report.get("fleet") or {}).get("rows") or []
+    for entry in report.get("hosts") or []:
+        if isinstance(entry, dict) and entry.get("host") == host:
+            return entry.get("rows") or []
+    return []
+
+
+def _earlier_task_statuses(rows):
+    """{(benchmark, task, agent, model): status} from an earlier report's rows (format 2 has tasks)."""
+    statuses = {}
+    for row in rows:
+        if not isinstance(row, dict) or not isinstance(row.get("tasks"), dict):
+            continue
+        for name, task in row["tasks"].items():
+            if isinstance(task, dict) and all(isinstance(task.get(f), int) for f in TASK_COUNTERS):
+                statuses[(row.get("benchmark"), name, row.get("agent"), row.get("model"))] = (
+                    task_status(task), task_label(dict(task, exceptions=task.get("exceptions") or {})))
+    return statuses
+
+
+STATUS_WORDS = {"pass": "passed", "fail": "failed", "error": "errored", "partial": "passed partly"}
+
+
+def _said(status, label):
+    if status == "error":
+        return "errored (%s)" % label.split(": ", 1)[1] if ": " in label else "errored"
+    if status == "partial":
+        return "passed %s" % label.replace(" pass", "")
+    return STATUS_WORDS[status]
+
+
+def task_changes(rows, history, host=None):
+    """Per task of tonight's rows: regressed / fixed against the latest earlier night it ran, and flaky.
+
+    history: [(night, report)] newest first. A task regressed when it passed (every trial) the
+    last night it ran and does not tonight; fixed the other way round. Flaky: its outcome flipped
+    between pass and not pass at least twice over the nights shown (e.g. pass, fail, pass).
+    """
+    earlier = [(night, _earlier_task_statuses(_report_rows(report, host))) for night, report in history]
+    changes = []
+    for key, outcome in sorted(task_outcomes(rows).items(), key=lambda item: _sort_key(item[0])):
+        sequence = [(night, statuses[key][0]) for night, statuses in reversed(earlier) if key in statuses]
+        sequence.append((None, outcome["status"]))
+        passed = [status == "pass" for _night, status in sequence]
+        flips = sum(1 for a, b in zip(passed, passed[1:]) if a != b)
+        previous = next(((night, statuses[key]) for night, statuses in earlier if key in statuses), None)
+        change = None
+        if previous is not None:
+            was_pass = previous[1][0] == "pass"
+            if was_pass and outcome["status"] != "pass":
+                change = "regressed"
+            elif not was_pass and outcome["status"] == "pass":
+                change = "fixed"
+        item = {
+            "host": host, "benchmark": key[0], "task": key[1], "agent": key[2], "model": key[3],
+            "status": outcome["status"], "label": outcome["label"], "change": change,
+            "previous_night": previous[0] if previous else None,
+            "previous_status": previous[1][0] if previous else None,
+            "flips": flips, "flaky": flips >= 2,
+            "outcomes": [{"night": night, "status": status} for night, status in sequence[:-1]],
+        }
+        if change:
+            item["text"] = "%s on %s, %s tonight" % (_said(*previous[1]), previous[0], _said(outcome["status"], outcome["label"]))
+        changes.append(item)
+    return changes
+
+
+def history_series(rows, history, night):
+    """pass@1 per (benchmark, agent, model) over the history nights and tonight (oldest first)."""
+    nights = [name for name, _report in reversed(history)] + [night]
+    earlier = dict((name, _rows_by_key(_report_rows(report))) for name, report in history)
+    keys = [(row["benchmark"], row["agent"], row["model"]) for row in rows]
+    for rows_then in earlier.values():
+        for key in rows_then:
+            if key not in keys:
+                keys.append(key)
+    tonight = _rows_by_key(rows)
+    series = []
+    for key in sorted(keys, key=_sort_key):
+        values = []
+        for name in nights:
+            row = tonight.get(key) if name == night else earlier[name].get(key)
+            values.append(row["pass_at_1"] if row else None)
+        series.append({"benchmark": key[0], "agent": key[1], "model": key[2], "values": values})
+    return {"nights": nights, "series": series}
+
+
 # --- the report --------------------------------------------------------------------------
 
-def build_report(night, hosts, previous_night=None, previous=None, threshold=0.05, min_trials=1, warnings=None):
+PASS_AT_1_DEFINITION = ("passed trials / completed trials (errored and cancelled trials count as failures, as in "
+                        "Harbor's mean), summed over hosts: the fleet value is not a mean of the hosts' values")
+
+
+def build_report(night, hosts, previous_night=None, previous=None, threshold=0.05, min_trials=1, warnings=None,
+                 history=None, history_size=DEFAULT_HISTORY):
     """The report document (also the content of fleet-report.json)."""
+    history = list(history or [])
     rows = fleet_rows(hosts)
     previous_hosts = {}
     previous_failed = set()
@@ -438,10 +753,12 @@ def build_report(night, hosts, previous_night=None, previous=None, threshold=0.0
                 previous_hosts[host["host"]] = host
                 if host.get("status") == "failed":
                     previous_failed.add(host["host"])
-    gone = compare_rows(rows, previous["fleet"]["rows"], threshold, min_trials) if previous is not None else []
-    if previous is None:
-        for row in rows:
-            row.update(previous_pass_at_1=None, delta=None, change="new" if row["pass_at_1"] is not None else "unscored")
+    if previous is not None:
+        gone = compare_rows(rows, previous["fleet"]["rows"], threshold, min_trials)
+    else:
+        gone = []
+        _mark_new(rows)
+    changes = task_changes(rows, history)
     for host in hosts:
         before = previous_hosts.get(host["host"])
         # A host compares with its own previous rows; a failed or empty host is listed as such
@@ -449,17 +766,16 @@ def build_report(night, hosts, previous_night=None, previous=None, threshold=0.0
         if before is not None and host["rows"]:
             host["gone"] = compare_rows(host["rows"], before.get("rows"), threshold, min_trials)
         else:
-            for row in host["rows"]:
-                row.update(previous_pass_at_1=None, delta=None,
-                           change="new" if row["pass_at_1"] is not None else "unscored")
+            _mark_new(host["rows"])
         host["failed_previous_night"] = host["host"] in previous_failed
+        changes += task_changes(host["rows"], history, host["host"])
 
     n_pass = sum(row["n_pass"] for row in rows)
-    n_scored = sum(row["n_scored"] for row in rows)
-    changes = {name: 0 for name in CHANGES}
+    n_completed = sum(row["n_completed"] for row in rows)
+    counted = dict((name, 0) for name in CHANGES)
     for row in rows:
-        changes[row["change"]] += 1
-    changes["gone"] = len(gone)
+        counted[row["change"]] += 1
+    counted["gone"] = len(gone)
     statuses = {"ok": 0, "failed": 0, "no_results": 0}
     for host in hosts:
         statuses[host["status"]] += 1
@@ -469,22 +785,27 @@ def build_report(night, hosts, previous_night=None, previous=None, threshold=0.0
         "previous_night": previous_night if previous is not None else None,
         "threshold": threshold,
         "min_trials": min_trials,
-        "pass_at_1_definition": "passed trials / scored trials (completed minus cancelled; errored trials count as "
-                                "failures), summed over hosts: the fleet value is not a mean of the hosts' values",
+        "history_size": history_size,
+        "pass_at_1_definition": PASS_AT_1_DEFINITION,
         "fleet": {
             "rows": rows,
             "gone": gone,
             "n_pass": n_pass,
-            "n_scored": n_scored,
+            "n_completed": n_completed,
             "n_errored": sum(row["n_errored"] for row in rows),
-            "pass_at_1": round(n_pass / n_scored, 6) if n_scored else None,
+            "n_cancelled": sum(row["n_cancelled"] for row in rows),
+            "pass_at_1": round(n_pass / n_completed, 6) if n_completed else None,
+            "usage": usage_totals(rows),
         },
         "counts": {
             "hosts": len(hosts),
             "hosts_ok": statuses["ok"],
             "hosts_failed": statuses["failed"],
             "hosts_no_results": statuses["no_results"],
-            "changes": changes,
+            "changes": counted,
+            "task_regressions": sum(1 for item in changes if item["change"] == "regressed"),
+            "task_fixes": sum(1 for item in changes if item["change"] == "fixed"),
+            "flaky_tasks": sum(1 for item in changes if item["flaky"]),
         },
         "hosts": hosts,
         "failed_hosts": [{"host": h["host"], "stage": h["stage"], "error": h["error"],
@@ -494,6 +815,10 @@ def build_report(night, hosts, previous_night=None, previous=None, threshold=0.0
         "regressions": [_change_item(row) for row in rows if row["change"] == "regressed"],
         "host_regressions": [_change_item(row, host["host"]) for host in hosts for row in host["rows"]
                              if row["change"] == "regressed"],
+        "task_regressions": [item for item in changes if item["change"] == "regressed"],
+        "task_fixes": [item for item in changes if item["change"] == "fixed"],
+        "flaky_tasks": [item for item in changes if item["flaky"]],
+        "history": history_series(rows, history, night),
         "warnings": list(warnings or []),
     }
 
@@ -506,7 +831,7 @@ def _change_item(row, host=None):
     return item
 
 
-# --- rendering ---------------------------------------------------------------------------
+# --- formatting (every format shows the same cells) --------------------------------------------
 
 def fmt_rate(value):
     return "-" if value is None else "%.3f" % value
@@ -518,6 +843,36 @@ def fmt_delta(value):
 
 def fmt_exceptions(exceptions):
     return ", ".join("%s=%d" % item for item in sorted(exceptions.items()))
+
+
+def fmt_int(value):
+    return "-" if value is None else "{:,}".format(int(value))
+
+
+def fmt_cost(value):
+    return "-" if value is None else "%.4f" % value
+
+
+def fmt_seconds(value):
+    """Seconds as 12.3 s, 4m05s or 2h07m."""
+    if value is None:
+        return "-"
+    if value < 60:
+        return "%.1f s" % value
+    minutes, seconds = divmod(int(round(value)), 60)
+    if minutes < 60:
+        return "%dm%02ds" % (minutes, seconds)
+    hours, minutes = divmod(minutes, 60)
+    return "%dh%02dm" % (hours, minutes)
+
+
+def fmt_key_means(row):
+    return ", ".join("%s=%s" % (key, fmt_rate(value)) for key, value in row["reward_means"].items()
+                     if key != row.get("primary_key")) or "-"
+
+
+def _mean_seconds(timing):
+    return timing["total_sec"] / timing["n"] if timing["n"] else None
 
 
 def text_table(headers, rows, right=(), missing="-"):
@@ -537,18 +892,245 @@ def text_table(headers, rows, right=(), missing="-"):
     return [line(headers), "  ".join("-" * width for width in widths)] + [line(row) for row in cells]
 
 
+def _spread(row):
+    if row.get("host_min_pass_at_1") is None:
+        return "-"
+    return "%s-%s" % (fmt_rate(row["host_min_pass_at_1"]), fmt_rate(row["host_max_pass_at_1"]))
+
+
+def _table(headers, rows, classes=None, title=None):
+    cells = [["-" if cell is None or cell == "" else str(cell) for cell in row] for row in rows]
+    return {"headers": list(headers), "rows": cells, "classes": list(classes or [None] * len(cells)), "title": title}
+
+
+FLEET_HEADERS = ["benchmark", "agent", "model", "pass@1", "mean reward", "reward key", "other keys", "previous",
+                 "delta", "change", "passed", "completed", "errored", "cancelled", "hosts", "host range"]
+HOST_TABLE_HEADERS = ["host", "status", "benchmark", "agent", "model", "pass@1", "previous", "delta", "change",
+                      "passed", "completed", "errored", "exceptions"]
+USAGE_HEADERS = ["benchmark", "agent", "model", "trials", "input tokens", "cache tokens", "output tokens",
+                 "cost (USD)", "cost reported"] + ["%s (mean)" % PHASE_TITLES[p] for p in PHASES] + ["trial time (sum)"]
+TASK_CHANGE_HEADERS = ["scope", "benchmark", "task", "agent", "model", "change", "what happened", "flaky"]
+FLAKY_HEADERS = ["scope", "benchmark", "task", "agent", "model", "flips", "outcomes (oldest first)", "tonight"]
+
+
+def _fleet_cells(row):
+    return [row["benchmark"], row["agent"], row["model"], fmt_rate(row["pass_at_1"]), fmt_rate(row["mean_reward"]),
+            row["primary_key"] or ", ".join(row["primary_keys"]), fmt_key_means(row),
+            fmt_rate(row["previous_pass_at_1"]), fmt_delta(row["delta"]), row["change"], row["n_pass"],
+            row["n_completed"], row["n_errored"], row["n_cancelled"], row["n_hosts"], _spread(row)]
+
+
+def _usage_cells(label, usage):
+    durations = usage["durations"]
+    return label + [usage["n_completed"], fmt_int(usage["n_input_tokens"]), fmt_int(usage["n_cache_tokens"]),
+                    fmt_int(usage["n_output_tokens"]), fmt_cost(usage["cost_usd"]),
+                    "%d of %d" % (usage["n_cost_reported"], usage["n_completed"])] + \
+        [fmt_seconds(_mean_seconds(durations[phase])) for phase in PHASES] + \
+        [fmt_seconds(durations["total"]["total_sec"] if durations["total"]["n"] else None)]
+
+
+def _row_usage(row):
+    usage = dict((field, row[field]) for field in TOKEN_FIELDS)
+    usage.update(n_cost_reported=row["n_cost_reported"], n_completed=row["n_completed"], durations=row["durations"])
+    return usage
+
+
+def _scope(item):
+    return item["host"] or "fleet"
+
+
+def _matrix_table(matrix, title):
+    headers = ["task"] + ["%s / %s" % (c["agent"], c["model"]) if c["model"] else c["agent"] for c in matrix["columns"]]
+    rows = []
+    statuses = []
+    for line in matrix["rows"]:
+        rows.append([line["task"]] + [cell["label"] if cell else "-" for cell in line["cells"]])
+        statuses.append([cell["status"] if cell else None for cell in line["cells"]])
+    table = _table(headers, rows, title=title)
+    table["statuses"] = statuses
+    return table
+
+
+def report_tables(report):
+    """Every table of the report as cells (headers, rows, row classes): Markdown and HTML show these."""
+    fleet = report["fleet"]
+    tables = {"fleet": _table(FLEET_HEADERS, [_fleet_cells(r) for r in fleet["rows"]],
+                              [r["change"] for r in fleet["rows"]])}
+    regressions = report["regressions"] + report["host_regressions"]
+    tables["regressions"] = _table(
+        ["scope", "benchmark", "agent", "model", "pass@1", "previous", "delta"],
+        [[r.get("host", "fleet"), r["benchmark"], r["agent"], r["model"], fmt_rate(r["pass_at_1"]),
+          fmt_rate(r["previous_pass_at_1"]), fmt_delta(r["delta"])] for r in regressions], ["regressed"] * len(regressions))
+    changed = [r for r in fleet["rows"] if r["change"] in ("improved", "new")] + fleet["gone"]
+    tables["changed"] = _table(
+        ["change", "benchmark", "agent", "model", "pass@1", "previous", "delta"],
+        [[r["change"], r["benchmark"], r["agent"], r["model"], fmt_rate(r.get("pass_at_1")),
+          fmt_rate(r["previous_pass_at_1"]), fmt_delta(r.get("delta"))] for r in changed], [r["change"] for r in changed])
+    task_items = report["task_regressions"] + report["task_fixes"]
+    tables["task_changes"] = _table(
+        TASK_CHANGE_HEADERS,
+        [[_scope(t), t["benchmark"], t["task"], t["agent"], t["model"], t["change"], t["text"],
+          "flaky" if t["flaky"] else "-"] for t in task_items],
+        ["regressed" if t["change"] == "regressed" else "improved" for t in task_items])
+    tables["flaky"] = _table(
+        FLAKY_HEADERS,
+        [[_scope(t), t["benchmark"], t["task"], t["agent"], t["model"], t["flips"],
+          " ".join("%s:%s" % (o["night"], o["status"]) for o in t["outcomes"]), t["label"]]
+         for t in report["flaky_tasks"]])
+    tables["usage"] = _table(
+        USAGE_HEADERS,
+        [_usage_cells([r["benchmark"], r["agent"], r["model"]], _row_usage(r)) for r in fleet["rows"]]
+        + ([_usage_cells(["all", "-", "-"], fleet["usage"])] if fleet["rows"] else []))
+    tables["host_usage"] = _table(
+        ["host"] + USAGE_HEADERS,
+        [_usage_cells([h["host"], r["benchmark"], r["agent"], r["model"]], _row_usage(r))
+         for h in report["hosts"] for r in h["rows"]]
+        + [_usage_cells([h["host"], "all", "-", "-"], h["usage"]) for h in report["hosts"] if h["rows"]])
+    history = report["history"]
+    tables["history"] = _table(
+        ["benchmark", "agent", "model"] + history["nights"],
+        [[s["benchmark"], s["agent"], s["model"]] + [fmt_rate(v) for v in s["values"]] for s in history["series"]])
+    tables["failed_hosts"] = _table(
+        ["host", "stage", "error", "failed the previous night"],
+        [[h["host"], h["stage"], h["error"], "yes" if h["failed_previous_night"] else "no"] for h in report["failed_hosts"]])
+    tables["no_result_hosts"] = _table(["host", "reason"], [[h["host"], h["reason"]] for h in report["no_result_hosts"]])
+    host_rows = []
+    host_classes = []
+    for host in report["hosts"]:
+        for row in host["rows"] + host["gone"]:
+            host_rows.append([host["host"], host["status"], row["benchmark"], row["agent"], row["model"],
+                              fmt_rate(row.get("pass_at_1")), fmt_rate(row["previous_pass_at_1"]),
+                              fmt_delta(row.get("delta")), row["change"], row.get("n_pass"), row.get("n_completed"),
+                              row.get("n_errored"), fmt_exceptions(row.get("exceptions") or {})])
+            host_classes.append(row["change"])
+    tables["hosts"] = _table(HOST_TABLE_HEADERS, host_rows, host_classes)
+    tables["fleet_matrix"] = [_matrix_table(m, m["benchmark"]) for m in task_matrix(fleet["rows"])]
+    tables["host_matrix"] = [(host["host"], [_matrix_table(m, m["benchmark"]) for m in task_matrix(host["rows"])])
+                             for host in report["hosts"] if host["rows"]]
+    return tables
+
+
+def intro_lines(report):
+    counts = report["counts"]
+    lines = []
+    if report["previous_night"]:
+        lines.append("Compared with night %s: a change counts when pass@1 moves by at least %s and both nights have "
+                     "at least %d completed trial(s)." % (report["previous_night"], report["threshold"],
+                                                          report["min_trials"]))
+    else:
+        lines.append("No earlier night to compare with.")
+    lines.append("Hosts: %d, with results %d, failed %d, without results %d." % (
+        counts["hosts"], counts["hosts_ok"], counts["hosts_failed"], counts["hosts_no_results"]))
+    lines.append("pass@1 = %s." % report["pass_at_1_definition"])
+    lines.append("Tasks: %d regressed, %d fixed, %d flaky over the last %d night(s) with a report." % (
+        counts["task_regressions"], counts["task_fixes"], counts["flaky_tasks"], len(report["history"]["nights"])))
+    return lines
+
+
+def totals_line(report):
+    fleet = report["fleet"]
+    return "All benchmarks together: %s (%d of %d completed trials passed, %d errored, %d cancelled)." % (
+        fmt_rate(fleet["pass_at_1"]), fleet["n_pass"], fleet["n_completed"], fleet["n_errored"], fleet["n_cancelled"])
+
+
+# --- charts (geometry here, drawn by the HTML template) ----------------------------------------
+
+CHART_LABEL_WIDTH = 220
+CHART_BAR_WIDTH = 360
+CHART_BAR_HEIGHT = 14
+CHART_GAP = 4
+TREND_WIDTH = 300
+TREND_HEIGHT = 120
+TREND_PAD = 24
+
+
+def bar_chart(report):
+    """Tonight's pass@1: per (benchmark, agent, model) a fleet bar, then one bar per host, ticks at the previous night."""
+    per_host = {}
+    for host in report["hosts"]:
+        for row in host["rows"]:
+            per_host.setdefault((row["benchmark"], row["agent"], row["model"]), []).append((host, row))
+    step = CHART_BAR_HEIGHT + CHART_GAP
+    groups = []
+    y = 0
+    for row in report["fleet"]["rows"]:
+        key = (row["benchmark"], row["agent"], row["model"])
+        title = _row_title(row)
+        y += step
+        group = {"title": title, "y": y, "bars": []}
+        bars = [("fleet", row, "fleet")] + [(h["host"], r, "failed" if h["status"] == "failed" else "host")
+                                            for h, r in per_host.get(key, [])]
+        for label, bar, kind in bars:
+            y += step
+            length = int(round((bar["pass_at_1"] or 0) * CHART_BAR_WIDTH))
+            previous = bar.get("previous_pass_at_1")
+            group["bars"].append({
+                "label": label, "kind": kind, "y": y, "top": y - CHART_BAR_HEIGHT + 3, "length": length,
+                "text": "%s (%d/%d)" % (fmt_rate(bar["pass_at_1"]), bar["n_pass"], bar["n_completed"]),
+                "title": "%s %s: %s (%s/%s)" % (title, label, fmt_rate(bar["pass_at_1"]), bar["n_pass"], bar["n_completed"]),
+                "tick": None if previous is None else {
+                    "x": CHART_LABEL_WIDTH + int(round(previous * CHART_BAR_WIDTH)), "y1": y - CHART_BAR_HEIGHT + 1,
+                    "y2": y + 5, "title": "%s %s: previous night %s" % (title, label, fmt_rate(previous))},
+            })
+        groups.append(group)
+    y += step
+    legend = ("Bars: pass@1 tonight (fleet, then each host; red: a failed host's partial results)"
+              + ("; black tick: night %s." % report["previous_night"] if report["previous_night"] else "."))
+    return {"groups": groups, "legend_y": y, "height": y + step, "width": CHART_LABEL_WIDTH + CHART_BAR_WIDTH + 140,
+            "label_width": CHART_LABEL_WIDTH, "legend": legend}
+
+
+def trend_charts(report):
+    """One small line chart per (benchmark, agent, model): fleet pass@1 over the history nights."""
+    nights = report["history"]["nights"]
+    span = max(len(nights) - 1, 1)
+    inner_w = TREND_WIDTH - 2 * TREND_PAD
+    inner_h = TREND_HEIGHT - 2 * TREND_PAD
+    charts = []
+    for series in report["history"]["series"]:
+        points = []
+        for index, (night, value) in enumerate(zip(nights, series["values"])):
+            if value is None:
+                continue
+            points.append({"x": TREND_PAD + int(round(index * inner_w / span)),
+                           "y": TREND_PAD + int(round((1 - value) * inner_h)),
+                           "night": night, "value": fmt_rate(value)})
+        charts.append({
+            "title": _row_title(series), "points": points,
+            "polyline": " ".join("%d,%d" % (p["x"], p["y"]) for p in points),
+            "first": nights[0], "last": nights[-1],
+        })
+    return {"charts": charts, "width": TREND_WIDTH, "height": TREND_HEIGHT, "pad": TREND_PAD,
+            "inner_w": inner_w, "inner_h": inner_h, "nights": nights}
+
+
+def html_context(report):
+    """What templates/fleet_report/report.html.j2 renders: the report, its tables, intro and charts."""
+    return {"report": report, "tables": report_tables(report), "intro": intro_lines(report),
+            "totals": totals_line(report), "bars": bar_chart(report), "trends": trend_charts(report),
+            "notes": note_lines(report)}
+
+
+def note_lines(report):
+    return list(report["warnings"]) + ["%s: %s" % (h["host"], note) for h in report["hosts"] for note in h["notes"]]
+
+
+# --- Markdown, CSV, JSON -----------------------------------------------------------------------
+
 def render_json(report):
     return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-CSV_COLUMNS = ("scope", "host", "host_status", "benchmark", "agent", "model", "pass_at_1", "previous_pass_at_1",
-               "delta", "change", "n_pass", "n_scored", "n_completed", "n_errored", "n_cancelled", "n_hosts",
-               "exceptions", "stage", "error")
+CSV_COLUMNS = ("scope", "host", "host_status", "benchmark", "agent", "model", "task", "pass_at_1", "mean_reward",
+               "primary_key", "reward_means", "previous_pass_at_1", "delta", "change", "n_pass", "n_completed",
+               "n_errored", "n_cancelled", "n_hosts", "exceptions", "outcome", "flaky", "n_input_tokens",
+               "n_cache_tokens", "n_output_tokens", "cost_usd", "n_cost_reported", "environment_setup_sec",
+               "agent_setup_sec", "agent_execution_sec", "verifier_sec", "trial_sec", "night", "stage", "error")
 
 
 def _csv_cell(value):
     text = "" if value is None else str(value)
-    # Spreadsheet formula guard: host, job and exception names come from the fleet.
+    # Spreadsheet formula guard: host, job, task and exception names come from the fleet.
     if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
         try:
             float(text)
@@ -557,7 +1139,19 @@ def _csv_cell(value):
     return text
 
 
+def _csv_row_values(row):
+    values = dict(row, exceptions=fmt_exceptions(row.get("exceptions") or {}))
+    values["reward_means"] = "; ".join("%s=%s" % item for item in (row.get("reward_means") or {}).items())
+    values.pop("tasks", None)
+    for phase, column in zip(PHASES, ("environment_setup_sec", "agent_setup_sec", "agent_execution_sec",
+                                      "verifier_sec", "trial_sec")):
+        timing = (row.get("durations") or {}).get(phase)
+        values[column] = timing["total_sec"] if timing and timing["n"] else None
+    return values
+
+
 def render_csv(report):
+    """Rows: fleet (and gone), host, task (fleet and per host, with change and flaky), history."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -566,14 +1160,31 @@ def render_csv(report):
         writer.writerow([_csv_cell(values.get(column)) for column in CSV_COLUMNS])
 
     for row in report["fleet"]["rows"] + report["fleet"]["gone"]:
-        emit(dict(row, scope="fleet", exceptions=fmt_exceptions(row.get("exceptions") or {})))
+        emit(dict(_csv_row_values(row), scope="fleet"))
     for host in report["hosts"]:
         base = {"scope": "host", "host": host["host"], "host_status": host["status"], "stage": host["stage"],
                 "error": host["error"] or host["reason"]}
         if not host["rows"]:
             emit(base)
         for row in host["rows"] + host["gone"]:
-            emit(dict(base, **dict(row, exceptions=fmt_exceptions(row.get("exceptions") or {}))))
+            emit(dict(base, **_csv_row_values(row)))
+    changes = dict(((t["host"], t["benchmark"], t["task"], t["agent"], t["model"]), t)
+                   for t in report["task_regressions"] + report["task_fixes"] + report["flaky_tasks"])
+    scopes = [(None, "", report["fleet"]["rows"])] + [(h["host"], h["status"], h["rows"]) for h in report["hosts"]]
+    for host, status, rows in scopes:
+        for key, task in sorted(task_outcomes(rows).items(), key=lambda item: _sort_key(item[0])):
+            change = changes.get((host, key[0], key[1], key[2], key[3])) or {}
+            emit({"scope": "task", "host": host, "host_status": status, "benchmark": key[0], "task": key[1],
+                  "agent": key[2], "model": key[3], "outcome": task["label"], "n_pass": task["n_pass"],
+                  "n_completed": task["n_trials"], "n_errored": task["n_error"],
+                  "exceptions": fmt_exceptions(task["exceptions"]), "change": change.get("change"),
+                  "flaky": "yes" if change.get("flaky") else None, "night": change.get("previous_night")})
+    history = report["history"]
+    for series in history["series"]:
+        for night, value in zip(history["nights"], series["values"]):
+            if value is not None:
+                emit({"scope": "history", "benchmark": series["benchmark"], "agent": series["agent"],
+                      "model": series["model"], "night": night, "pass_at_1": value})
     return out.getvalue()
 
 
@@ -583,259 +1194,82 @@ def _md(value):
     return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`").replace("\n", " ").replace("\r", " ")
 
 
-def _md_table(headers, rows):
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(_md(cell) for cell in row) + " |" for row in rows]
+def _md_table(table, empty="None."):
+    if not table["rows"]:
+        return [empty]
+    lines = ["| " + " | ".join(_md(h) for h in table["headers"]) + " |", "|" + "|".join("---" for _ in table["headers"]) + "|"]
+    lines += ["| " + " | ".join(_md(cell) for cell in row) + " |" for row in table["rows"]]
     return lines
-
-
-def _spread(row):
-    if row.get("host_min_pass_at_1") is None:
-        return "-"
-    return "%s-%s" % (fmt_rate(row["host_min_pass_at_1"]), fmt_rate(row["host_max_pass_at_1"]))
-
-
-def _intro(report):
-    counts = report["counts"]
-    lines = []
-    if report["previous_night"]:
-        lines.append("Compared with night %s: a change counts when pass@1 moves by at least %s and both nights scored "
-                     "at least %d trial(s)." % (report["previous_night"], report["threshold"], report["min_trials"]))
-    else:
-        lines.append("No earlier night to compare with.")
-    lines.append("Hosts: %d, with results %d, failed %d, without results %d." % (
-        counts["hosts"], counts["hosts_ok"], counts["hosts_failed"], counts["hosts_no_results"]))
-    lines.append("pass@1 = %s." % report["pass_at_1_definition"])
-    return lines
-
-
-def _fleet_table_rows(report):
-    return [[r["benchmark"], r["agent"], r["model"], fmt_rate(r["pass_at_1"]), fmt_rate(r["previous_pass_at_1"]),
-             fmt_delta(r["delta"]), r["change"], r["n_pass"], r["n_scored"], r["n_errored"], r["n_hosts"], _spread(r)]
-            for r in report["fleet"]["rows"]]
-
-
-FLEET_HEADERS = ["benchmark", "agent", "model", "pass@1", "previous", "delta", "change", "passed", "scored",
-                 "errored", "hosts", "host range"]
-
-
-HOST_TABLE_HEADERS = ["host", "status", "benchmark", "agent", "model", "pass@1", "previous", "delta", "change",
-                      "passed", "scored", "errored", "exceptions"]
-
-
-def _host_table_rows(report):
-    """The per-host table (Markdown and HTML): (cells, change) for every row of every host."""
-    table = []
-    for host in report["hosts"]:
-        for row in host["rows"] + host["gone"]:
-            table.append(([host["host"], host["status"], row["benchmark"], row["agent"], row["model"],
-                           fmt_rate(row.get("pass_at_1")), fmt_rate(row["previous_pass_at_1"]),
-                           fmt_delta(row.get("delta")), row["change"], row.get("n_pass"), row.get("n_scored"),
-                           row.get("n_errored"), fmt_exceptions(row.get("exceptions") or {})], row["change"]))
-    return table
 
 
 def render_markdown(report):
+    tables = report_tables(report)
     fleet = report["fleet"]
-    lines = ["# Fleet report %s" % _md(report["night"]), ""] + _intro(report) + ["", "## Fleet pass@1", ""]
+    lines = ["# Fleet report %s" % _md(report["night"]), ""] + [_md(line) for line in intro_lines(report)]
+    lines += ["", "## Fleet pass@1", ""]
     if fleet["rows"]:
-        lines += _md_table(FLEET_HEADERS, _fleet_table_rows(report))
-        lines += ["", "All benchmarks together: %s (%d of %d scored trials passed, %d errored)." % (
-            fmt_rate(fleet["pass_at_1"]), fleet["n_pass"], fleet["n_scored"], fleet["n_errored"])]
+        lines += _md_table(tables["fleet"]) + ["", totals_line(report)]
     else:
         lines.append("No host reported a completed trial.")
-
-    lines += ["", "## Regressions", ""]
-    regressions = report["regressions"] + report["host_regressions"]
-    if regressions:
-        lines += _md_table(["scope", "benchmark", "agent", "model", "pass@1", "previous", "delta"],
-                           [[r.get("host", "fleet"), r["benchmark"], r["agent"], r["model"], fmt_rate(r["pass_at_1"]),
-                             fmt_rate(r["previous_pass_at_1"]), fmt_delta(r["delta"])] for r in regressions])
+    sections = [
+        ("Regressions", tables["regressions"]),
+        ("Improved, new and gone (fleet)", tables["changed"]),
+        ("Task regressions and fixes", tables["task_changes"]),
+        ("Flaky tasks", tables["flaky"]),
+    ]
+    for title, table in sections:
+        lines += ["", "## %s" % title, ""] + _md_table(table)
+    lines += ["", "## Tasks (fleet)", ""]
+    if tables["fleet_matrix"]:
+        for matrix in tables["fleet_matrix"]:
+            lines += ["### %s" % _md(matrix["title"]), ""] + _md_table(matrix) + [""]
+        lines.pop()
     else:
-        lines.append("None.")
-
-    changed = [r for r in fleet["rows"] if r["change"] in ("improved", "new")] + fleet["gone"]
-    lines += ["", "## Improved, new and gone (fleet)", ""]
-    if changed:
-        lines += _md_table(["change", "benchmark", "agent", "model", "pass@1", "previous", "delta"],
-                           [[r["change"], r["benchmark"], r["agent"], r["model"], fmt_rate(r.get("pass_at_1")),
-                             fmt_rate(r["previous_pass_at_1"]), fmt_delta(r.get("delta"))] for r in changed])
-    else:
-        lines.append("None.")
-
-    lines += ["", "## Failed hosts", ""]
-    if report["failed_hosts"]:
-        lines += _md_table(["host", "stage", "error", "failed the previous night"],
-                           [[h["host"], h["stage"], h["error"], "yes" if h["failed_previous_night"] else "no"]
-                            for h in report["failed_hosts"]])
-    else:
-        lines.append("None.")
-
-    lines += ["", "## Hosts without results", ""]
-    if report["no_result_hosts"]:
-        lines += _md_table(["host", "reason"], [[h["host"], h["reason"]] for h in report["no_result_hosts"]])
-    else:
-        lines.append("None.")
-
-    lines += ["", "## Per host", ""]
-    host_rows = [cells for cells, _change in _host_table_rows(report)]
-    if host_rows:
-        lines += _md_table(HOST_TABLE_HEADERS, host_rows)
-    else:
-        lines.append("No host rows.")
-    notes = [(h["host"], note) for h in report["hosts"] for note in h["notes"]]
-    if notes or report["warnings"]:
-        lines += ["", "## Notes", ""]
-        lines += ["- %s" % _md(text) for text in report["warnings"]]
-        lines += ["- %s: %s" % (_md(host), _md(note)) for host, note in notes]
+        lines.append("No task outcomes (summaries without details).")
+    lines += ["", "## Tokens, cost and time", ""] + _md_table(tables["usage"], "No trials.")
+    lines += ["", "## pass@1 history (fleet)", ""] + _md_table(tables["history"], "No history.")
+    lines += ["", "## Failed hosts", ""] + _md_table(tables["failed_hosts"])
+    lines += ["", "## Hosts without results", ""] + _md_table(tables["no_result_hosts"])
+    lines += ["", "## Per host", ""] + _md_table(tables["hosts"], "No host rows.")
+    if tables["host_usage"]["rows"]:
+        lines += ["", "### Tokens, cost and time per host", ""] + _md_table(tables["host_usage"])
+    for host, matrices in tables["host_matrix"]:
+        for matrix in matrices:
+            lines += ["", "### Tasks on %s: %s" % (_md(host), _md(matrix["title"])), ""] + _md_table(matrix)
+    notes = note_lines(report)
+    if notes:
+        lines += ["", "## Notes", ""] + ["- %s" % _md(text) for text in notes]
     return "\n".join(lines) + "\n"
 
 
-# --- HTML --------------------------------------------------------------------------------
-
-def _h(value):
-    return html.escape("-" if value is None or value == "" else str(value), quote=True)
-
-
-def _html_table(headers, rows, classes=None):
-    out = ["<table>", "<thead><tr>%s</tr></thead>" % "".join("<th>%s</th>" % _h(h) for h in headers), "<tbody>"]
-    for index, row in enumerate(rows):
-        css = (classes or [None] * len(rows))[index]
-        out.append("<tr%s>%s</tr>" % (' class="%s"' % _h(css) if css else "", "".join("<td>%s</td>" % _h(c) for c in row)))
-    out.append("</tbody></table>")
-    return "\n".join(out)
-
-
-CHART_LABEL_WIDTH = 220
-CHART_BAR_WIDTH = 360
-CHART_BAR_HEIGHT = 14
-CHART_GAP = 4
-BAR_COLOURS = {"fleet": "#1f4e79", "host": "#6fa8dc", "failed": "#cc4125"}
-
-
-def _svg_chart(report):
-    """One inline SVG: per (benchmark, agent, model), a fleet bar then one bar per host."""
-    per_host = {}
-    for host in report["hosts"]:
-        for row in host["rows"]:
-            per_host.setdefault((row["benchmark"], row["agent"], row["model"]), []).append((host, row))
-    step = CHART_BAR_HEIGHT + CHART_GAP
-    width = CHART_LABEL_WIDTH + CHART_BAR_WIDTH + 140
-    parts = []
-    y = 0
-    for row in report["fleet"]["rows"]:
-        key = (row["benchmark"], row["agent"], row["model"])
-        title = " / ".join(part for part in key if part)
-        y += step
-        parts.append('<text x="0" y="%d" class="group">%s</text>' % (y, _h(title)))
-        bars = [("fleet", row, "fleet")] + [(h["host"], r, "failed" if h["status"] == "failed" else "host")
-                                            for h, r in per_host.get(key, [])]
-        for label, bar, kind in bars:
-            y += step
-            value = bar["pass_at_1"]
-            length = int(round((value or 0) * CHART_BAR_WIDTH))
-            parts.append('<text x="%d" y="%d" text-anchor="end">%s</text>' % (CHART_LABEL_WIDTH - 6, y, _h(label)))
-            parts.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s"><title>%s</title></rect>' % (
-                CHART_LABEL_WIDTH, y - CHART_BAR_HEIGHT + 3, length, CHART_BAR_HEIGHT, BAR_COLOURS[kind],
-                _h("%s %s: %s (%s/%s)" % (title, label, fmt_rate(value), bar["n_pass"], bar["n_scored"]))))
-            parts.append('<text x="%d" y="%d">%s (%d/%d)</text>' % (
-                CHART_LABEL_WIDTH + length + 6, y, _h(fmt_rate(value)), bar["n_pass"], bar["n_scored"]))
-            previous = bar.get("previous_pass_at_1")
-            if previous is not None:
-                # A tick where the bar ended the previous night.
-                x = CHART_LABEL_WIDTH + int(round(previous * CHART_BAR_WIDTH))
-                parts.append('<line class="previous" x1="%d" y1="%d" x2="%d" y2="%d" stroke="#000" stroke-width="2">'
-                             '<title>%s</title></line>' % (
-                                 x, y - CHART_BAR_HEIGHT + 1, x, y + 5,
-                                 _h("%s %s: previous night %s" % (title, label, fmt_rate(previous)))))
-    y += step
-    parts.append('<text x="0" y="%d">%s</text>' % (y, _h(
-        "Bars: pass@1 tonight (fleet, then each host; red: a failed host's partial results)"
-        + ("; black tick: night %s." % report["previous_night"] if report["previous_night"] else "."))))
-    height = y + step
-    axis = '<line x1="%d" y1="0" x2="%d" y2="%d" stroke="#999"/>' % (CHART_LABEL_WIDTH, CHART_LABEL_WIDTH, height)
-    return ('<svg xmlns="http://www.w3.org/2000/svg" role="img" width="%d" height="%d" viewBox="0 0 %d %d">'
-            '<title>pass@1 by benchmark and agent, fleet and per host</title>%s%s</svg>'
-            % (width, height, width, height, axis, "".join(parts)))
-
-
-HTML_STYLE = """
-body { font-family: sans-serif; margin: 1.5em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; }
-th { background: #eee; }
-tr.regressed td { background: #f4cccc; }
-tr.improved td { background: #d9ead3; }
-tr.new td { background: #fff2cc; }
-tr.gone td { color: #777; }
-svg text { font-size: 11px; font-family: sans-serif; dominant-baseline: auto; }
-svg text.group { font-weight: bold; }
-"""
-
-
-def render_html(report):
-    fleet = report["fleet"]
-    body = ["<h1>Fleet report %s</h1>" % _h(report["night"])]
-    body += ["<p>%s</p>" % _h(line) for line in _intro(report)]
-    body.append("<h2>Fleet pass@1</h2>")
-    if fleet["rows"]:
-        body.append(_html_table(FLEET_HEADERS, _fleet_table_rows(report), [r["change"] for r in fleet["rows"]]))
-        body.append("<p>All benchmarks together: %s (%d of %d scored trials passed, %d errored).</p>" % (
-            _h(fmt_rate(fleet["pass_at_1"])), fleet["n_pass"], fleet["n_scored"], fleet["n_errored"]))
-        body.append("<h2>pass@1 chart</h2>")
-        body.append("<figure>%s</figure>" % _svg_chart(report))
-    else:
-        body.append("<p>No host reported a completed trial.</p>")
-    regressions = report["regressions"] + report["host_regressions"]
-    body.append("<h2>Regressions</h2>")
-    body.append(_html_table(["scope", "benchmark", "agent", "model", "pass@1", "previous", "delta"],
-                            [[r.get("host", "fleet"), r["benchmark"], r["agent"], r["model"], fmt_rate(r["pass_at_1"]),
-                              fmt_rate(r["previous_pass_at_1"]), fmt_delta(r["delta"])] for r in regressions],
-                            ["regressed"] * len(regressions)) if regressions else "<p>None.</p>")
-    if fleet["gone"]:
-        body.append("<h2>Gone since the previous night</h2>")
-        body.append(_html_table(["benchmark", "agent", "model", "previous pass@1"],
-                                [[r["benchmark"], r["agent"], r["model"], fmt_rate(r["previous_pass_at_1"])]
-                                 for r in fleet["gone"]], ["gone"] * len(fleet["gone"])))
-    body.append("<h2>Failed hosts</h2>")
-    body.append(_html_table(["host", "stage", "error", "failed the previous night"],
-                            [[h["host"], h["stage"], h["error"], "yes" if h["failed_previous_night"] else "no"]
-                             for h in report["failed_hosts"]]) if report["failed_hosts"] else "<p>None.</p>")
-    body.append("<h2>Hosts without results</h2>")
-    body.append(_html_table(["host", "reason"], [[h["host"], h["reason"]] for h in report["no_result_hosts"]])
-                if report["no_result_hosts"] else "<p>None.</p>")
-    body.append("<h2>Per host</h2>")
-    host_table = _host_table_rows(report)
-    host_rows = [cells for cells, _change in host_table]
-    body.append(_html_table(HOST_TABLE_HEADERS, host_rows, [change for _cells, change in host_table])
-                if host_rows else "<p>No host rows.</p>")
-    notes = list(report["warnings"]) + ["%s: %s" % (h["host"], note) for h in report["hosts"] for note in h["notes"]]
-    if notes:
-        body.append("<h2>Notes</h2>")
-        body.append("<ul>%s</ul>" % "".join("<li>%s</li>" % _h(note) for note in notes))
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Fleet report %s</title>\n"
-            "<style>%s</style>\n</head>\n<body>\n%s\n</body>\n</html>\n"
-            % (_h(report["night"]), HTML_STYLE, "\n".join(body)))
-
-
-RENDERERS = {"json": render_json, "csv": render_csv, "md": render_markdown, "html": render_html}
-
-
 def summary_lines(report, limit=20):
-    """A short text summary for the Ansible output: fleet table, regressions, failed and empty hosts."""
+    """A short text summary for the Ansible output: fleet table, regressions, tasks, cost, failed and empty hosts."""
     lines = ["Fleet report %s (previous: %s)" % (report["night"], report["previous_night"] or "none")]
-    rows = _fleet_table_rows(report)
+    headers = ["benchmark", "agent", "model", "pass@1", "previous", "delta", "change", "passed", "completed",
+               "errored", "hosts"]
+    rows = [[r["benchmark"], r["agent"], r["model"], fmt_rate(r["pass_at_1"]), fmt_rate(r["previous_pass_at_1"]),
+             fmt_delta(r["delta"]), r["change"], r["n_pass"], r["n_completed"], r["n_errored"], r["n_hosts"]]
+            for r in report["fleet"]["rows"]]
     if rows:
-        lines += text_table(FLEET_HEADERS[:-1], [row[:-1] for row in rows],
-                            right=("pass@1", "previous", "delta", "passed", "scored", "errored", "hosts"))
+        lines += text_table(headers, rows, right=("pass@1", "previous", "delta", "passed", "completed", "errored", "hosts"))
     else:
         lines.append("No host reported a completed trial.")
     regressions = report["regressions"] + report["host_regressions"]
     lines.append("Regressions: %d" % len(regressions))
     for item in regressions[:limit]:
         lines.append("  %s %s: %s -> %s (%s)" % (
-            item.get("host", "fleet"), " / ".join(p for p in (item["benchmark"], item["agent"], item["model"]) if p),
-            fmt_rate(item["previous_pass_at_1"]), fmt_rate(item["pass_at_1"]), fmt_delta(item["delta"])))
+            item.get("host", "fleet"), _row_title(item), fmt_rate(item["previous_pass_at_1"]),
+            fmt_rate(item["pass_at_1"]), fmt_delta(item["delta"])))
+    fleet_tasks = [t for t in report["task_regressions"] if t["host"] is None]
+    lines.append("Task regressions (fleet): %d" % len(fleet_tasks))
+    for item in fleet_tasks[:limit]:
+        lines.append("  %s %s / %s: %s%s" % (item["benchmark"], item["task"], _row_title(
+            {"benchmark": None, "agent": item["agent"], "model": item["model"]}), item["text"],
+            " (flaky)" if item["flaky"] else ""))
+    usage = report["fleet"]["usage"]
+    lines.append("Tokens in/cache/out: %s / %s / %s; cost: %s USD (%d of %d trials reported one)" % (
+        fmt_int(usage["n_input_tokens"]), fmt_int(usage["n_cache_tokens"]), fmt_int(usage["n_output_tokens"]),
+        fmt_cost(usage["cost_usd"]), usage["n_cost_reported"], usage["n_completed"]))
     lines.append("Failed hosts: %d" % len(report["failed_hosts"]))
     for item in report["failed_hosts"][:limit]:
         lines.append("  %s (%s): %s" % (item["host"], item["stage"], item["error"]))
@@ -848,11 +1282,17 @@ def summary_lines(report, limit=20):
 # --- files -------------------------------------------------------------------------------
 
 def report_paths(night_dir):
-    return {fmt: os.path.join(night_dir, "%s.%s" % (REPORT_BASENAME, fmt)) for fmt in REPORT_FORMATS}
+    return dict((fmt, os.path.join(night_dir, "%s.%s" % (REPORT_BASENAME, fmt))) for fmt in REPORT_FORMATS)
 
 
-def render_all(report):
-    return {fmt: RENDERERS[fmt](report).encode("utf-8") for fmt in REPORT_FORMATS}
+def render_all(report, render_html):
+    """{format: bytes}; render_html(context) gives the HTML page (the action plugin's Jinja2 templates)."""
+    return {
+        "json": render_json(report).encode("utf-8"),
+        "csv": render_csv(report).encode("utf-8"),
+        "md": render_markdown(report).encode("utf-8"),
+        "html": render_html(html_context(report)).encode("utf-8"),
+    }
 
 
 def _current_bytes(path):

@@ -7,18 +7,27 @@ Layout written by Harbor 0.25 (checked against real runs, see tests/fixtures/har
 
     JOBS_DIR/NAME/config.json   JobConfig, defaults omitted (no ``agents`` key means oracle)
     JOBS_DIR/NAME/lock.json     resolved plan: one entry per trial under ``trials``
-    JOBS_DIR/NAME/result.json   live job result; ``finished_at`` is set only when the job ends
-                                normally; ``stats.evals["agent__dataset"]`` or
-                                ``stats.evals["agent__model__dataset"]`` hold
-                                ``reward_stats.reward = {"1.0": [trial, ...], "0.0": [...]}``
-                                and ``exception_stats = {"Type": [trial, ...]}``
-    JOBS_DIR/NAME/TRIAL/result.json  written once, when the trial ends: ``verifier_result.rewards``,
-                                ``exception_info.exception_type``, ``agent_info`` and
-                                ``agent_result`` token/cost counters
+    JOBS_DIR/NAME/result.json   live job result (JobResult); ``finished_at`` is set only when the job
+                                ends normally; ``stats.evals["agent__dataset"]`` or
+                                ``stats.evals["agent__model__dataset"]`` (AgentDatasetStats) hold
+                                ``reward_stats = {KEY: {"1.0": [trial, ...], "0.0": [...]}}`` for every
+                                reward key, ``exception_stats = {"Type": [trial, ...]}``, ``n_trials``
+                                (trials with rewards), ``n_errors`` and ``metrics`` (Harbor's Mean)
+    JOBS_DIR/NAME/TRIAL/result.json  TrialResult, written once when the trial ends: ``task_name``,
+                                ``source``, ``verifier_result.rewards``, ``exception_info.exception_type``,
+                                ``agent_info``, ``agent_result`` token/cost counters, phase timings
+                                (``environment_setup``, ``agent_setup``, ``agent_execution``, ``verifier``)
 
-A finished job is summarized from its job-level result.json alone (one small file, whatever
-the number of trials). An unfinished job (running, interrupted) or one whose job-level file is
-missing or unreadable is summarized from its trial result files.
+The numbers (pass@1, mean reward, per-key means) come from one function, score_trials, which
+follows Harbor's own Mean metric (harbor/metrics/mean.py, harbor/metrics/base.py); see
+docs/harbor_modules.md ("How results are counted").
+
+Without ``details`` a finished job is summarized from its job-level result.json alone (one small
+file, whatever the number of trials): its reward buckets and exception lists name every trial
+with its outcome. With ``details`` every trial's result.json is read too, for the per-task
+outcomes, tokens, cost and phase durations per (benchmark, agent, model). An unfinished job
+(running, interrupted) or one whose job-level file is missing or unreadable is summarized from
+its trial result files plus what the job-level file already records.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -33,13 +42,20 @@ import os
 import re
 import stat
 import time
+from datetime import datetime
 
 KEYWORD_ALL = "all"
 KEYWORD_LATEST = "latest"
 REWARD_KEY = "reward"
 TOKEN_FIELDS = ("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd")
+# A trial passes when its primary reward reaches 1 (for 0/1 rewards pass@1 is Harbor's mean).
 PASS_THRESHOLD = 1.0
 CANCELLED_ERROR = "CancelledError"
+# TrialResult timing fields, in the order a trial runs them.
+PHASES = ("environment_setup", "agent_setup", "agent_execution", "verifier")
+OUTCOME_PASS = "pass"
+OUTCOME_FAIL = "fail"
+OUTCOME_ERROR = "error"
 # Harbor's own default agent when a config names none.
 DEFAULT_AGENT = "oracle"
 GLOB_CHARACTERS = frozenset("*?[")
@@ -121,13 +137,6 @@ def split_eval_key(key):
     return parts[0], "__".join(parts[1:-1]), parts[-1]
 
 
-def _reward_value(raw):
-    try:
-        return float(raw)
-    except (TypeError, ValueError):
-        return None
-
-
 def _dataset_label(entry):
     """Benchmark name Harbor records for a config dataset entry (trial ``source``)."""
     entry = _as_dict(entry)
@@ -139,205 +148,360 @@ def _dataset_label(entry):
     return None
 
 
-def _new_eval(agent, model, benchmark):
+# --- the one definition of pass@1 and friends ---------------------------------------------
+
+def choose_primary_key(reward_keys, reward_key=None):
+    """(key, reason): the reward key pass@1 and the mean reward are computed on.
+
+    In order: ``reward_key`` when the eval records it; ``reward`` (what Harbor's reward.txt
+    becomes); the only key; else the first key in name order, the one Harbor's own progress bar
+    shows (Job._update_metric_display shows the first item of the Mean's dict, whose keys are
+    sorted). None when no trial recorded a reward.
+    """
+    keys = sorted(reward_keys)
+    if not keys:
+        return None, "no trial recorded a reward"
+    if reward_key and reward_key in keys:
+        return reward_key, "configured (reward_key)"
+    if REWARD_KEY in keys:
+        return REWARD_KEY, "the reward key"
+    if len(keys) == 1:
+        return keys[0], "the only key"
+    return keys[0], "first of %d keys in name order, as Harbor's progress bar shows; set reward_key to choose" % len(keys)
+
+
+def score_trials(outcomes, reward_key=None):
+    """pass@1, mean reward and per-key means of one eval (agent, model, benchmark).
+
+    outcomes: one ``(rewards, exception_type)`` per trial with a result (Harbor's TrialResult):
+    ``rewards`` is ``verifier_result.rewards`` (a dict, or None without a verifier result),
+    ``exception_type`` is ``exception_info.exception_type`` or None.
+
+    As Harbor's Mean metric (harbor/metrics/base.py aggregate_reward_dicts) computes it over the
+    same trials: every trial counts, errored and cancelled ones included; a trial without rewards
+    counts 0; a key a trial did not record counts 0 for that trial. So ``mean_reward`` equals
+    ``stats.evals[KEY].metrics[0]["mean"]`` (one reward key) or ``metrics[0][primary_key]`` (several
+    keys), and ``rewards[k]["mean"]`` equals ``metrics[0][k]``. A trial passes when its primary reward
+    is at least 1, whatever exception it also recorded (Harbor grades some, e.g. AgentTimeoutError);
+    ``pass_at_1 = n_pass / n_completed``, which for 0/1 rewards is Harbor's mean.
+    """
+    n_completed = 0
+    n_rewarded = 0
+    n_errored = 0
+    n_cancelled = 0
+    exceptions = {}
+    sums = {}
+    passes = {}
+    values = set()
+    recorded = []
+    for rewards, exc_type in outcomes:
+        n_completed += 1
+        if exc_type is not None:
+            n_errored += 1
+            exceptions[exc_type] = exceptions.get(exc_type, 0) + 1
+            if exc_type == CANCELLED_ERROR:
+                n_cancelled += 1
+        if rewards is None:
+            continue
+        n_rewarded += 1
+        recorded.append(rewards)
+        for key, value in rewards.items():
+            sums[key] = sums.get(key, 0.0) + value
+            if value >= PASS_THRESHOLD:
+                passes[key] = passes.get(key, 0) + 1
+    primary, reason = choose_primary_key(sums, reward_key)
+    if primary is not None:
+        values = set(rewards.get(primary, 0) for rewards in recorded)
+    n_pass = passes.get(primary, 0) if primary is not None else 0
+
+    def rate(number):
+        return round(number / n_completed, 6) if n_completed else None
+
     return {
-        "benchmark": benchmark,
-        "agent": agent,
-        "model": model,
-        "n_completed": 0,
-        "n_errored": 0,
-        "n_cancelled": 0,
-        "n_pass": 0,
-        "reward_sum": 0.0,
-        "exceptions": {},
+        "n_completed": n_completed,
+        "n_rewarded": n_rewarded,
+        "n_errored": n_errored,
+        "n_cancelled": n_cancelled,
+        "n_pass": n_pass,
+        "pass_at_1": rate(n_pass),
+        "mean_reward": rate(sums.get(primary, 0.0)),
+        "primary_key": primary,
+        "primary_key_reason": reason,
+        "binary_rewards": values <= {0, 1},
+        "rewards": dict((key, {"sum": round(sums[key], 6), "mean": rate(sums[key]), "n_pass": passes.get(key, 0)})
+                        for key in sorted(sums)),
+        "exceptions": dict(sorted(exceptions.items())),
     }
 
 
-def _finish_eval(ev):
-    # Cancelled trials never got to an outcome: they are left out of pass@1 and the
-    # mean (errored trials count as failures, as in Harbor's own mean metric).
-    scored = _scored(ev)
-    ev["pass_at_1"] = round(ev["n_pass"] / scored, 6) if scored else None
-    ev["mean_reward"] = round(ev.pop("reward_sum") / scored, 6) if scored else None
-    return ev
+# --- trials ------------------------------------------------------------------------------------
+
+def _reward_value(raw):
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        return None
 
 
-def _scored(counts):
-    return max(counts["n_completed"] - counts["n_cancelled"], 0)
-
-
-def _evals_from_job_stats(stats):
-    """Per-eval counters from the job-level result.json ``stats.evals``."""
-    evals = []
-    for key, raw in sorted(_as_dict(stats.get("evals")).items()):
-        raw = _as_dict(raw)
-        agent, model, benchmark = split_eval_key(key)
-        ev = _new_eval(agent, model, benchmark)
-        ev["key"] = key
-        finished_trials = set()
-        reward_stats = _as_dict(raw.get("reward_stats"))
-        buckets = _as_dict(reward_stats.get(REWARD_KEY))
-        if not buckets and len(reward_stats) == 1:
-            buckets = _as_dict(next(iter(reward_stats.values())))
-        for raw_value, trials in buckets.items():
-            value = _reward_value(raw_value)
-            trials = trials if isinstance(trials, list) else []
-            finished_trials.update(trials)
-            if value is None:
-                continue
-            ev["reward_sum"] += value * len(trials)
-            if value >= PASS_THRESHOLD:
-                ev["n_pass"] += len(trials)
-        errored_trials = set()
-        for exc_type, trials in _as_dict(raw.get("exception_stats")).items():
-            trials = trials if isinstance(trials, list) else []
-            ev["exceptions"][exc_type] = len(trials)
-            errored_trials.update(trials)
-            if exc_type == CANCELLED_ERROR:
-                ev["n_cancelled"] += len(trials)
-        finished_trials.update(errored_trials)
-        # A trial can have both a reward and an exception (e.g. an agent timeout
-        # followed by verification): count it once.
-        ev["n_completed"] = len(finished_trials)
-        ev["n_errored"] = len(errored_trials) or _as_int(raw.get("n_errors"))
-        evals.append(_finish_eval(ev))
-    return evals
-
-
-def _trial_reward(result):
+def _rewards_of(result):
+    """verifier_result.rewards as {key: float}, or None (no verifier result, or rewards null)."""
     verifier = result.get("verifier_result")
     if not isinstance(verifier, dict):
         return None
     rewards = verifier.get("rewards")
-    if not isinstance(rewards, dict) or not rewards:
+    if not isinstance(rewards, dict):
         return None
-    if REWARD_KEY in rewards:
-        return _reward_value(rewards[REWARD_KEY])
-    if len(rewards) == 1:
-        return _reward_value(next(iter(rewards.values())))
-    return None
+    clean = {}
+    for key, raw in rewards.items():
+        value = _reward_value(raw)
+        if value is not None:
+            clean[str(key)] = value
+    return clean
 
 
-def _trial_key(result):
+def _parse_time(value):
+    """Harbor's ISO timestamps (trial timings are UTC with a ``Z``) as aware or naive datetimes."""
+    if not isinstance(value, str) or not value:
+        return None
+    text = value[:-1] + "+00:00" if value.endswith("Z") else value
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def _seconds(timing):
+    """Duration of a TimingInfo ({started_at, finished_at}) in seconds, or None."""
+    if not isinstance(timing, dict):
+        return None
+    start = _parse_time(timing.get("started_at"))
+    end = _parse_time(timing.get("finished_at"))
+    if start is None or end is None or (start.tzinfo is None) != (end.tzinfo is None):
+        return None
+    return max((end - start).total_seconds(), 0.0)
+
+
+def _usage(result):
+    """(n_input, n_cache, n_output, cost) as TrialResult.compute_token_cost_totals sums them."""
+    agent_result = result.get("agent_result")
+    if isinstance(agent_result, dict):
+        contexts = [agent_result]
+    else:
+        contexts = [step.get("agent_result") for step in result.get("step_results") or []
+                    if isinstance(step, dict) and isinstance(step.get("agent_result"), dict)]
+    totals = dict((field, None) for field in TOKEN_FIELDS)
+    for context in contexts:
+        for field in TOKEN_FIELDS:
+            value = context.get(field)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                totals[field] = (totals[field] or 0) + value
+    return totals
+
+
+def task_of_trial_name(trial):
+    """Task name from a trial name (``TASK__xxxxxxx``; Harbor cuts TASK to 32 characters)."""
+    return trial.rsplit("__", 1)[0] if "__" in trial else trial
+
+
+def trial_record(result, name):
+    """One trial's result.json reduced to what the summaries use."""
     agent_info = _as_dict(result.get("agent_info"))
-    agent = agent_info.get("name") or DEFAULT_AGENT
     model_info = agent_info.get("model_info")
     model = model_info.get("name") if isinstance(model_info, dict) else None
-    benchmark = result.get("source") or "adhoc"
-    return str(agent), (str(model) if model else None), str(benchmark)
-
-
-def _add_tokens(totals, agent_result):
-    if not isinstance(agent_result, dict):
-        return
-    for field in TOKEN_FIELDS:
-        value = agent_result.get(field)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            totals[field] = (totals.get(field) or 0) + value
+    exception = result.get("exception_info")
+    task = result.get("task_name")
+    record = {
+        "trial": str(result.get("trial_name") or name),
+        "task": str(task).split("/")[-1] if task else task_of_trial_name(name),
+        "key": (str(agent_info.get("name") or DEFAULT_AGENT), str(model) if model else None,
+                str(result.get("source") or "adhoc")),
+        "rewards": _rewards_of(result),
+        "exception": (str(exception.get("exception_type") or "Exception") if isinstance(exception, dict) else None),
+        "started_at": result.get("started_at"),
+        "finished_at": result.get("finished_at"),
+        "durations": dict((phase, _seconds(result.get(phase))) for phase in PHASES),
+    }
+    record["durations"]["total"] = _seconds(result)
+    record.update(_usage(result))
+    return record
 
 
 def known_trial_outcomes(stats):
-    """Trial name -> [eval key, reward, exception type] from the job-level ``stats.evals``."""
+    """Trial name -> [eval key, rewards, exception type] from the job-level ``stats.evals``.
+
+    Harbor lists a trial in ``reward_stats[KEY][VALUE]`` for every reward key it recorded and in
+    ``exception_stats[TYPE]`` when it raised, so a trial's rewards dict is rebuilt key by key.
+    Trials with neither (no verifier result and no exception, or an empty rewards dict) are not
+    listed; known_complete tells whether any are missing.
+    """
     known = {}
     for key, raw in _as_dict(stats.get("evals")).items():
         raw = _as_dict(raw)
         eval_key = split_eval_key(key)
-        reward_stats = _as_dict(raw.get("reward_stats"))
-        buckets = _as_dict(reward_stats.get(REWARD_KEY))
-        if not buckets and len(reward_stats) == 1:
-            buckets = _as_dict(next(iter(reward_stats.values())))
-        for raw_value, trials in buckets.items():
-            value = _reward_value(raw_value)
-            for trial in trials if isinstance(trials, list) else []:
-                known[trial] = [eval_key, value, None]
+        for reward_name, buckets in _as_dict(raw.get("reward_stats")).items():
+            for raw_value, trials in _as_dict(buckets).items():
+                value = _reward_value(raw_value)
+                if value is None:
+                    continue
+                for trial in trials if isinstance(trials, list) else []:
+                    entry = known.setdefault(trial, [eval_key, None, None])
+                    if entry[1] is None:
+                        entry[1] = {}
+                    entry[1][str(reward_name)] = value
         for exc_type, trials in _as_dict(raw.get("exception_stats")).items():
             for trial in trials if isinstance(trials, list) else []:
                 known.setdefault(trial, [eval_key, None, None])[2] = str(exc_type)
     return known
 
 
-def _count_trial(evals, key, reward, exc_type):
-    ev = evals.get(key)
-    if ev is None:
-        ev = evals[key] = _new_eval(*key)
-        ev["key"] = "__".join(part for part in key if part)
-    ev["n_completed"] += 1
-    if reward is not None:
-        ev["reward_sum"] += reward
-        if reward >= PASS_THRESHOLD:
-            ev["n_pass"] += 1
-    if exc_type is not None:
-        ev["exceptions"][exc_type] = ev["exceptions"].get(exc_type, 0) + 1
-        ev["n_errored"] += 1
-        if exc_type == CANCELLED_ERROR:
-            ev["n_cancelled"] += 1
+def known_complete(stats, known):
+    """Whether the job-level stats name every trial they count (n_completed_trials, n_trials)."""
+    if _as_int(stats.get("n_completed_trials")) != len(known):
+        return False
+    rewarded = {}
+    for entry in known.values():
+        if entry[1] is not None:
+            rewarded[entry[0]] = rewarded.get(entry[0], 0) + 1
+    for key, raw in _as_dict(stats.get("evals")).items():
+        if _as_int(_as_dict(raw).get("n_trials")) != rewarded.get(split_eval_key(key), 0):
+            return False
+    return True
 
 
-def scan_trials(job_path, known=None):
-    """Summarize the trial directories of one job.
+def _read_trial(path, name):
+    """(record, None), (None, None) for a running trial, or (None, problem)."""
+    try:
+        data = read_regular_file(os.path.join(path, "result.json"))  # never blocks on a FIFO
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, "cannot read result.json: %s" % (exc.strerror or exc)
+    try:
+        result = json.loads(data)
+    except (ValueError, RecursionError):
+        # Harbor writes a trial result in one go: an empty or cut file is being written or damaged.
+        return None, "result.json is not valid JSON"
+    if not isinstance(result, dict):
+        return None, "result.json is not an object"
+    return trial_record(result, name), None
 
-    known: outcomes already recorded in the job-level result.json (known_trial_outcomes);
-    only the other trials' result.json files are read, which keeps a running job of
-    10,000 trials cheap. Trial directories without a result.json are counted as running
-    (Harbor writes it once, when a trial ends). Names in known without a directory (a
-    resume removed them) are ignored.
 
-    Returns (evals, counters, extra_tokens, trial_errors); extra_tokens covers only the
-    trials read here.
+def scan_trials(job_path, known=None, read_known=False):
+    """The trials of one job directory: (records, n_running, trial_errors).
+
+    known: outcomes recorded in the job-level result.json (known_trial_outcomes). Their
+    result.json files are read only with read_known (for tasks, tokens and timings); a known
+    trial whose file cannot be read keeps its recorded outcome. Trial directories without a
+    result.json are running (Harbor writes it once, when a trial ends). Known names without a
+    directory (a resume removed them) are left out.
     """
     known = known or {}
-    evals = {}
-    tokens = {}
+    records = []
     trial_errors = []
     n_running = 0
     try:
         entries = list(os.scandir(job_path))
     except OSError as exc:
         raise JobReadError("cannot list the job directory: %s" % (exc.strerror or exc))
-    for entry in entries:
+    for entry in sorted(entries, key=lambda e: e.name):
         if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
             continue
         outcome = known.get(entry.name)
-        if outcome is not None:
-            _count_trial(evals, outcome[0], outcome[1], outcome[2])
+        if outcome is not None and not read_known:
+            records.append(_known_record(entry.name, outcome))
             continue
-        try:
-            data = read_regular_file(os.path.join(entry.path, "result.json"))
-        except FileNotFoundError:
+        record, problem = _read_trial(entry.path, entry.name)
+        if record is not None:
+            records.append(record)
+        elif outcome is not None:
+            records.append(_known_record(entry.name, outcome))
+        elif problem is None:
             n_running += 1
-            continue
-        except OSError as exc:
-            trial_errors.append({"trial": entry.name, "error": "cannot read result.json: %s" % (exc.strerror or exc)})
-            continue
-        try:
-            result = json.loads(data)
-        except (ValueError, RecursionError):
-            # Harbor writes a trial result in one go: an empty or cut file is being
-            # written or damaged. Report it, do not count it.
-            trial_errors.append({"trial": entry.name, "error": "result.json is not valid JSON"})
-            continue
-        if not isinstance(result, dict):
-            trial_errors.append({"trial": entry.name, "error": "result.json is not an object"})
-            continue
-        exception = result.get("exception_info")
-        exc_type = str(exception.get("exception_type") or "Exception") if isinstance(exception, dict) else None
-        _count_trial(evals, _trial_key(result), _trial_reward(result), exc_type)
-        agent_result = result.get("agent_result")
-        if isinstance(agent_result, dict):
-            _add_tokens(tokens, agent_result)
         else:
-            # Multi-step trials record usage per step.
-            for step in result.get("step_results") or []:
-                if isinstance(step, dict):
-                    _add_tokens(tokens, step.get("agent_result"))
-    ordered = [_finish_eval(evals[key]) for key in sorted(evals, key=lambda k: tuple(p or "" for p in k))]
-    counters = {
-        "n_completed": sum(ev["n_completed"] for ev in ordered),
-        "n_errored": sum(ev["n_errored"] for ev in ordered),
-        "n_cancelled": sum(ev["n_cancelled"] for ev in ordered),
-        "n_running": n_running,
-    }
-    return ordered, counters, tokens, trial_errors
+            trial_errors.append({"trial": entry.name, "error": problem})
+    return records, n_running, trial_errors
+
+
+def _known_record(name, outcome):
+    return {"trial": name, "task": task_of_trial_name(name), "key": outcome[0], "rewards": outcome[1],
+            "exception": outcome[2]}
+
+
+def _task_outcome(record, primary):
+    """pass / error / fail of one trial: pass when its primary reward reaches 1 (whatever it raised)."""
+    rewards = record["rewards"] or {}
+    if primary is not None and rewards.get(primary, 0) >= PASS_THRESHOLD:
+        return OUTCOME_PASS
+    return OUTCOME_ERROR if record["exception"] is not None else OUTCOME_FAIL
+
+
+def _add(totals, field, value):
+    if value is not None:
+        totals[field] = round((totals.get(field) or 0) + value, 6)
+
+
+def build_evals(records, reward_key=None, details=False, harbor_evals=None):
+    """One eval dict per (agent, model, benchmark) of the trial records, scored by score_trials."""
+    groups = {}
+    for record in records:
+        groups.setdefault(record["key"], []).append(record)
+    harbor_evals = harbor_evals or {}
+    evals = []
+    for key in sorted(groups, key=lambda k: tuple(p or "" for p in k)):
+        group = groups[key]
+        agent, model, benchmark = key
+        ev = {"key": "__".join(part for part in key if part), "benchmark": benchmark, "agent": agent, "model": model}
+        ev.update(score_trials(((r["rewards"], r["exception"]) for r in group), reward_key))
+        recorded = _as_dict(harbor_evals.get(ev["key"]))
+        ev["harbor_metrics"] = recorded.get("metrics") if isinstance(recorded.get("metrics"), list) else None
+        if details:
+            _add_details(ev, group)
+        evals.append(ev)
+    return evals
+
+
+def _add_details(ev, group):
+    """Tokens, cost, phase durations and per-task outcomes of one eval's trials."""
+    usage = dict((field, None) for field in TOKEN_FIELDS)
+    n_cost = 0
+    durations = dict((phase, {"total_sec": 0.0, "n": 0}) for phase in PHASES + ("total",))
+    tasks = {}
+    for record in group:
+        for field in TOKEN_FIELDS:
+            _add(usage, field, record.get(field))
+        if record.get("cost_usd") is not None:
+            n_cost += 1
+        for phase, seconds in (record.get("durations") or {}).items():
+            if seconds is not None:
+                durations[phase]["total_sec"] = round(durations[phase]["total_sec"] + seconds, 3)
+                durations[phase]["n"] += 1
+        task = tasks.setdefault(record["task"], {"task": record["task"], "n_trials": 0, "n_pass": 0,
+                                                 "n_fail": 0, "n_error": 0, "exceptions": {}, "trials": []})
+        outcome = _task_outcome(record, ev["primary_key"])
+        task["n_trials"] += 1
+        task["n_" + outcome] += 1
+        task["trials"].append(record["trial"])
+        if record["exception"] is not None:
+            task["exceptions"][record["exception"]] = task["exceptions"].get(record["exception"], 0) + 1
+    ev.update(usage)
+    ev["n_cost_reported"] = n_cost
+    ev["durations"] = durations
+    ev["tasks"] = [tasks[name] for name in sorted(tasks)]
+
+
+def job_outcomes(job_path, job_result, details=False):
+    """(records, n_running, trial_errors, source) of one job, reading as few files as possible."""
+    stats = _as_dict(job_result.get("stats")) if job_result else {}
+    finished = bool(job_result and job_result.get("finished_at"))
+    known = known_trial_outcomes(stats)
+    if finished and not details and known_complete(stats, known):
+        return [_known_record(name, known[name]) for name in sorted(known)], 0, [], "job_result"
+    records, n_running, trial_errors = scan_trials(job_path, known, read_known=details)
+    if finished:
+        source = "job_result+trial_results"
+    else:
+        source = "job_result+trial_results" if job_result else "trial_results"
+    return records, n_running, trial_errors, source
 
 
 def _config_labels(config):
@@ -417,8 +581,13 @@ def _empty_summary(name, path):
     }
 
 
-def summarize_job(job_path, name=None):
-    """Summary dict for one job directory; problems land in ``error``, never raised."""
+def summarize_job(job_path, name=None, details=False, reward_key=None):
+    """Summary dict for one job directory; problems land in ``error``, never raised.
+
+    details: read every trial's result.json for per-task outcomes, tokens, cost and durations
+    per eval (``evals[].tasks``, ``evals[].durations``, ``evals[].n_input_tokens``...).
+    reward_key: the reward key to score when an eval records several (choose_primary_key).
+    """
     name = name if name is not None else os.path.basename(os.path.normpath(job_path))
     summary = _empty_summary(name, job_path)
     if not os.path.lexists(job_path):
@@ -456,28 +625,30 @@ def summarize_job(job_path, name=None):
         summary["n_total"] = total if isinstance(total, int) and not isinstance(total, bool) else None
         summary["n_retries"] = _as_int(stats.get("n_retries"))
 
+    try:
+        records, n_running, trial_errors, source = job_outcomes(job_path, job_result, details)
+    except JobReadError as exc:
+        summary["error"] = "; ".join(errors + [str(exc)])
+        return summary
+    summary["source"] = source
+    summary["trial_errors"] = trial_errors
+    evals = build_evals(records, reward_key, details, _as_dict(stats.get("evals")))
+    summary["evals"] = evals
+    summary["n_completed"] = sum(ev["n_completed"] for ev in evals)
+    summary["n_errored"] = sum(ev["n_errored"] for ev in evals)
+    summary["n_cancelled"] = sum(ev["n_cancelled"] for ev in evals)
+    summary["n_running"] = n_running
+    tokens = _tokens_from_stats(stats) if finished else {}
+    if not finished:
+        for record in records:
+            for field in TOKEN_FIELDS:
+                if record.get(field) is not None:
+                    tokens[field] = round(tokens.get(field, 0) + record[field], 6)
     if finished:
-        summary["source"] = "job_result"
-        evals = _evals_from_job_stats(stats)
-        summary["n_completed"] = _as_int(stats.get("n_completed_trials"))
-        summary["n_errored"] = _as_int(stats.get("n_errored_trials"))
+        # Harbor's own job counters (JobStats) for a finished job.
         summary["n_running"] = _as_int(stats.get("n_running_trials"))
         summary["n_cancelled"] = _as_int(stats.get("n_cancelled_trials"))
-        tokens = _tokens_from_stats(stats)
     else:
-        # Running or interrupted (or no readable job-level file): count the trial
-        # directories, reading only the results the job-level file does not cover.
-        summary["source"] = "job_result+trial_results" if job_result else "trial_results"
-        try:
-            evals, counters, extra_tokens, trial_errors = scan_trials(job_path, known_trial_outcomes(stats))
-        except JobReadError as exc:
-            summary["error"] = "; ".join(errors + [str(exc)])
-            return summary
-        summary.update(counters)
-        summary["trial_errors"] = trial_errors
-        tokens = _tokens_from_stats(stats)
-        for field, value in extra_tokens.items():
-            tokens[field] = tokens.get(field, 0) + value
         if summary["n_total"] is None:
             summary["n_total"] = _total_from_lock(job_path)
         if summary["n_total"] is None and (summary["n_completed"] or summary["n_running"]):
@@ -486,18 +657,14 @@ def summarize_job(job_path, name=None):
     if summary["n_total"] is not None:
         summary["n_pending"] = max(summary["n_total"] - summary["n_completed"] - summary["n_running"], 0)
 
-    summary["evals"] = evals
     config_benchmarks, config_agents, config_models = _config_labels(config) if config else ([], [], [])
     summary["benchmarks"] = _unique([ev["benchmark"] for ev in evals] + config_benchmarks)
     summary["agents"] = _unique([ev["agent"] for ev in evals] + config_agents)
     summary["models"] = _unique([ev["model"] for ev in evals] + config_models)
     summary["n_pass"] = sum(ev["n_pass"] for ev in evals)
-    scored = sum(_scored(ev) for ev in evals)
-    if scored:
-        summary["pass_at_1"] = round(summary["n_pass"] / scored, 6)
-        summary["mean_reward"] = round(
-            sum(ev["mean_reward"] * _scored(ev) for ev in evals if ev["mean_reward"] is not None) / scored, 6
-        )
+    if summary["n_completed"]:
+        summary["pass_at_1"] = round(summary["n_pass"] / summary["n_completed"], 6)
+        summary["mean_reward"] = round(sum(_primary_sum(ev) for ev in evals) / summary["n_completed"], 6)
     summary["exceptions"] = _sum_counts(ev["exceptions"] for ev in evals)
     for field in TOKEN_FIELDS:
         summary[field] = tokens.get(field)
@@ -537,6 +704,91 @@ def job_damage(job_path):
         except JobReadError as exc:
             return str(exc)
     return None
+
+
+def _primary_sum(ev):
+    reward = ev["rewards"].get(ev["primary_key"]) if ev["primary_key"] is not None else None
+    return reward["sum"] if reward else 0.0
+
+
+def job_progress(job_path, summary, now=None):
+    """Progress of a running job for people watching it: counts, errors so far, an ETA.
+
+    The rate is the trials that ended since Harbor last (re)started the job (trial result.json
+    files newer than the job's config.json, which Harbor rewrites at every start) over the time
+    since then, both read from this machine's file system clock.
+    """
+    now = time.time() if now is None else now
+    try:
+        run_started = os.stat(os.path.join(job_path, "config.json")).st_mtime
+    except OSError:
+        run_started = None
+    done_this_run = 0
+    if run_started is not None:
+        try:
+            entries = list(os.scandir(job_path))
+        except OSError:
+            entries = []
+        for entry in entries:
+            if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
+                continue
+            try:
+                if os.stat(os.path.join(entry.path, "result.json")).st_mtime >= run_started:
+                    done_this_run += 1
+            except OSError:
+                continue
+    total = summary.get("n_total")
+    completed = summary.get("n_completed") or 0
+    remaining = max(total - completed, 0) if isinstance(total, int) else None
+    elapsed = max(now - run_started, 0.0) if run_started is not None else None
+    eta = None
+    if remaining == 0:
+        eta = 0
+    elif remaining and elapsed and done_this_run:
+        eta = int(round(remaining * elapsed / done_this_run))
+    progress = {
+        "job": summary.get("name"),
+        "status": summary.get("status"),
+        "n_total": total,
+        "n_completed": completed,
+        "n_errored": summary.get("n_errored") or 0,
+        "n_running": summary.get("n_running") or 0,
+        "n_pending": summary.get("n_pending") or 0,
+        "n_pass": summary.get("n_pass") or 0,
+        "pass_at_1": summary.get("pass_at_1"),
+        "exceptions": summary.get("exceptions") or {},
+        "elapsed_sec": int(elapsed) if elapsed is not None else None,
+        "eta_sec": eta,
+    }
+    progress["line"] = progress_line(progress)
+    return progress
+
+
+def _duration_text(seconds):
+    if seconds is None:
+        return "unknown"
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return "%dh%02dm" % (hours, minutes)
+    return "%dm%02ds" % (minutes, seconds) if minutes else "%ds" % seconds
+
+
+def progress_line(progress):
+    """One line: 'job J: 37/120 trials done (3 errored: AgentTimeoutError=2, ...), 4 running, pass@1 0.541, ETA 1h05m'."""
+    total = progress["n_total"] if progress["n_total"] is not None else "?"
+    parts = ["job %s: %s/%s trials done" % (progress["job"], progress["n_completed"], total)]
+    errors = "%d errored" % progress["n_errored"]
+    if progress["exceptions"]:
+        errors += " (%s)" % ", ".join("%s=%d" % item for item in sorted(progress["exceptions"].items()))
+    parts.append(errors)
+    parts.append("%d running" % progress["n_running"])
+    if progress["pass_at_1"] is not None:
+        parts.append("pass@1 %.3f" % progress["pass_at_1"])
+    parts.append("elapsed %s" % _duration_text(progress["elapsed_sec"]))
+    parts.append("ETA %s" % (_duration_text(progress["eta_sec"]) if progress["eta_sec"] is not None else "unknown (no trial ended yet)"))
+    return ", ".join(parts)
 
 
 def _total_from_lock(job_path):
@@ -629,7 +881,7 @@ def select_jobs(jobs_dir, patterns):
 
 
 def pass_at_1_table(summaries):
-    """pass@1 rows by (benchmark, agent, model), summed over the given jobs."""
+    """pass@1 rows by (benchmark, agent, model), summed over the given jobs (n_pass / n_completed)."""
     rows = {}
     for summary in summaries:
         for ev in summary.get("evals") or []:
@@ -641,32 +893,36 @@ def pass_at_1_table(summaries):
                     "agent": ev["agent"],
                     "model": ev["model"],
                     "jobs": [],
+                    "primary_keys": [],
                     "n_completed": 0,
                     "n_errored": 0,
                     "n_cancelled": 0,
                     "n_pass": 0,
+                    "reward_sum": 0.0,
                 }
             if summary["name"] not in row["jobs"]:
                 row["jobs"].append(summary["name"])
-            row["n_completed"] += ev["n_completed"]
-            row["n_errored"] += ev["n_errored"]
-            row["n_cancelled"] += ev["n_cancelled"]
-            row["n_pass"] += ev["n_pass"]
+            if ev["primary_key"] is not None and ev["primary_key"] not in row["primary_keys"]:
+                row["primary_keys"].append(ev["primary_key"])
+            for field in ("n_completed", "n_errored", "n_cancelled", "n_pass"):
+                row[field] += ev[field]
+            row["reward_sum"] += _primary_sum(ev)
     table = []
     for key in sorted(rows, key=lambda k: tuple(part or "" for part in k)):
         row = rows[key]
-        scored = _scored(row)
-        row["pass_at_1"] = round(row["n_pass"] / scored, 6) if scored else None
+        reward_sum = row.pop("reward_sum")
+        row["pass_at_1"] = round(row["n_pass"] / row["n_completed"], 6) if row["n_completed"] else None
+        row["mean_reward"] = round(reward_sum / row["n_completed"], 6) if row["n_completed"] else None
         table.append(row)
     return table
 
 
-def summarize(jobs_dir, patterns=None):
+def summarize(jobs_dir, patterns=None, details=False, reward_key=None):
     """Summaries of the selected jobs plus the cross-job pass@1 table."""
     names, unmatched = select_jobs(jobs_dir, patterns)
-    jobs = [summarize_job(os.path.join(jobs_dir, name), name) for name in names]
+    jobs = [summarize_job(os.path.join(jobs_dir, name), name, details, reward_key) for name in names]
     for name in unmatched:
-        jobs.append(summarize_job(os.path.join(jobs_dir, name), name))
+        jobs.append(summarize_job(os.path.join(jobs_dir, name), name, details, reward_key))
     return {"jobs": jobs, "pass_at_1": pass_at_1_table(jobs)}
 
 
@@ -676,8 +932,13 @@ CSV_COLUMNS = (
     "job", "status", "benchmark", "agent", "model", "n_completed", "n_errored", "n_pass",
     "pass_at_1", "mean_reward", "exceptions", "job_n_total", "job_n_completed", "job_n_running",
     "job_n_pending", "started_at", "finished_at", "n_input_tokens", "n_cache_tokens",
-    "n_output_tokens", "cost_usd", "error",
+    "n_output_tokens", "cost_usd", "error", "n_cancelled", "primary_key", "reward_means",
 )
+
+
+def format_reward_means(rewards):
+    """'accuracy=0.600; style=0.500': the mean of every reward key (Harbor's metrics)."""
+    return "; ".join("%s=%.3f" % (key, value["mean"]) for key, value in sorted(rewards.items()) if value["mean"] is not None)
 
 
 def _format_exceptions(exceptions):
@@ -721,7 +982,8 @@ def render_csv(result):
                     "benchmark": ev["benchmark"], "agent": ev["agent"], "model": ev["model"],
                     "n_completed": ev["n_completed"], "n_errored": ev["n_errored"], "n_pass": ev["n_pass"],
                     "pass_at_1": ev["pass_at_1"], "mean_reward": ev["mean_reward"],
-                    "exceptions": _format_exceptions(ev["exceptions"]),
+                    "exceptions": _format_exceptions(ev["exceptions"]), "n_cancelled": ev["n_cancelled"],
+                    "primary_key": ev["primary_key"], "reward_means": format_reward_means(ev["rewards"]),
                 })
             writer.writerow([_csv_text(row.get(column)) for column in CSV_COLUMNS])
     return out.getvalue()
@@ -747,10 +1009,21 @@ def render_markdown(result, generated_at):
     table = result["pass_at_1"]
     if table:
         lines += _md_table(
-            ["benchmark", "agent", "model", "pass@1", "passed", "completed", "errored", "jobs"],
-            [[r["benchmark"], r["agent"], r["model"], r["pass_at_1"], r["n_pass"], r["n_completed"],
-              r["n_errored"], ", ".join(r["jobs"])] for r in table],
+            ["benchmark", "agent", "model", "pass@1", "mean reward", "reward key", "passed", "completed", "errored",
+             "cancelled", "jobs"],
+            [[r["benchmark"], r["agent"], r["model"], r["pass_at_1"], r["mean_reward"], ", ".join(r["primary_keys"]),
+              r["n_pass"], r["n_completed"], r["n_errored"], r["n_cancelled"], ", ".join(r["jobs"])] for r in table],
         )
+        lines += ["", "pass@1 = passed trials / completed trials (errored and cancelled trials count as failures, "
+                  "as in Harbor's mean); a trial passes when its reward key reaches 1."]
+        keyed = [(job["name"], ev) for job in result["jobs"] for ev in job["evals"] if len(ev["rewards"]) > 1]
+        if keyed:
+            lines += ["", "## Reward keys", ""]
+            lines += _md_table(
+                ["job", "benchmark", "agent", "model", "reward key (why)", "mean of every key"],
+                [[name, ev["benchmark"], ev["agent"], ev["model"], "%s (%s)" % (ev["primary_key"], ev["primary_key_reason"]),
+                  format_reward_means(ev["rewards"])] for name, ev in keyed],
+            )
     else:
         lines.append("No completed trials.")
     lines += ["", "## Jobs", ""]

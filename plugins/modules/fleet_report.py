@@ -12,15 +12,26 @@ module: fleet_report
 short_description: Build the fleet-wide nightly report from per-host Harbor summaries
 version_added: 0.1.0
 description:
-  - "Runs on the controller (C(delegate_to: localhost), C(run_once: true)) after the per-host summary files of
+  - "An action plugin: runs entirely on the controller (use C(run_once: true)) after the per-host summary files of
     M(aisbench.agent_runtime.harbor_job_info) have been fetched. Reads one summary and/or one failure record per host
-    and writes C(fleet-report.md), C(.csv), C(.json) and C(.html) into C(REPORT_DIR/NIGHT/)."
+    and writes C(fleet-report.md), C(.csv), C(.json) and C(.html) into C(REPORT_DIR/NIGHT/). The HTML page is
+    rendered from the Jinja2 templates shipped in the collection (C(templates/fleet_report/)); it needs nothing from
+    the network to be viewed (no scripts, no external styles or images)."
   - "Input layout (the defaults): C(REPORT_DIR/NIGHT/hosts/HOST/summary.json), the JSON file written by
     M(aisbench.agent_runtime.harbor_job_info), and C(REPORT_DIR/NIGHT/hosts/HOST/failure.json),
     C({\"host\": HOST, \"stage\": STAGE, \"error\": TEXT}) for a host that failed. O(summaries) and O(failures) give
     them explicitly instead."
-  - The report has pass@1 by benchmark, agent and model per host and across the fleet. The fleet value is the sum of
-    passed trials over the sum of scored trials of every host, not a mean of the hosts' pass@1.
+  - The report has pass@1 (and the mean reward, with every reward key's mean) by benchmark, agent and model per host
+    and across the fleet. The fleet value is the sum of passed trials over the sum of completed trials of every host,
+    not a mean of the hosts' pass@1.
+  - "Per task: a task x (agent, model) matrix per host and for the fleet (pass, fail, C(error: TYPE), or C(k/n pass)
+    when a task ran several times), task regressions and fixes against the latest earlier night the task ran
+    (C(passed on 2026-11-30, failed tonight)) and a flaky marker for tasks whose outcome flipped at least twice in the
+    last O(history) nights."
+  - Tokens (input, cache, output), cost in USD where the agent reports it, and the mean duration of each trial phase
+    (environment setup, agent setup, agent, verifier) per benchmark, agent and model, per host and for the fleet,
+    with the night's totals.
+  - The fleet pass@1 of every benchmark, agent and model over the last O(history) nights, as a table and a chart.
   - It compares each row with the latest earlier night in O(report_dir) that has a C(fleet-report.json) (night
     directories sorted by name) and marks it C(improved), C(regressed), C(unchanged), C(new) or C(gone), with deltas; a
     change counts when pass@1 moves by at least O(threshold) and both nights scored at least O(min_trials) trials.
@@ -101,23 +112,29 @@ options:
     type: float
     default: 0.05
   min_trials:
-    description: Both nights must have scored at least this many trials of a row for it to count as improved or
+    description: Both nights must have at least this many completed trials of a row for it to count as improved or
       regressed; otherwise the row stays C(unchanged) (its delta is still shown).
     type: int
     default: 1
+  history:
+    description: Nights shown in the pass@1 trend and used for task regressions and the flaky marker, tonight
+      included (the earlier ones are the latest nights before tonight with a usable C(fleet-report.json)).
+    type: int
+    default: 14
   update_latest:
     description: Maintain the C(REPORT_DIR/latest) symlink.
     type: bool
     default: true
 notes:
-  - pass@1 is passed trials over scored trials (completed trials minus cancelled ones; errored trials count as
-    failures), as in M(aisbench.agent_runtime.harbor_job_info).
+  - pass@1 is passed trials over completed trials (errored and cancelled trials count as failures, as in Harbor's own
+    mean), as in M(aisbench.agent_runtime.harbor_job_info). Reports of format 1 (earlier releases, which left cancelled
+    trials out) are still read as previous nights and history.
   - A failed host whose summary is still readable (for example a job that timed out) keeps its partial results in the
     tables and is listed as failed.
   - Per-host comparisons cover hosts with results on both nights; a host that failed or has no results is listed as
     such instead of as C(gone) rows.
 requirements:
-  - Python standard library only.
+  - Jinja2 on the controller (ansible-core requires it).
 seealso:
   - module: aisbench.agent_runtime.harbor_job_info
   - module: ansible.builtin.fetch
@@ -193,10 +210,11 @@ fleet:
   type: list
   elements: dict
   sample:
-    - {benchmark: hello, agent: oracle, model: null, pass_at_1: 0.666667, previous_pass_at_1: 0.6, delta: 0.066667,
-       change: improved, n_pass: 2, n_scored: 3, n_errored: 0, n_hosts: 2}
+    - {benchmark: hello, agent: oracle, model: null, pass_at_1: 0.666667, mean_reward: 0.666667, primary_key: reward,
+       previous_pass_at_1: 0.6, delta: 0.066667, change: improved, n_pass: 2, n_completed: 3, n_errored: 0,
+       n_cancelled: 0, n_hosts: 2, n_input_tokens: null, n_cache_tokens: null, n_output_tokens: null, cost_usd: null}
 fleet_pass_at_1:
-  description: Passed over scored trials of every row and host together, null without any.
+  description: Passed over completed trials of every row and host together, null without any.
   returned: always
   type: float
 regressions:
@@ -209,18 +227,46 @@ host_regressions:
   returned: always
   type: list
   elements: dict
+task_regressions:
+  description: Tasks that passed the last night they ran and do not tonight, fleet-wide (C(host) null) and per host,
+    as C({host, benchmark, task, agent, model, status, label, change, previous_night, previous_status, text, flips,
+    flaky, outcomes}); C(text) reads C(passed on 2026-11-30, failed tonight).
+  returned: always
+  type: list
+  elements: dict
+task_fixes:
+  description: Tasks that did not pass the last night they ran and pass tonight, the same fields.
+  returned: always
+  type: list
+  elements: dict
+flaky_tasks:
+  description: Tasks whose outcome flipped between pass and not pass at least twice over the history nights.
+  returned: always
+  type: list
+  elements: dict
+usage:
+  description: The fleet's tokens, cost and phase durations of the night (C(n_input_tokens), C(n_cache_tokens),
+    C(n_output_tokens), C(cost_usd), C(n_cost_reported), C(n_completed), C(durations)).
+  returned: always
+  type: dict
+history_nights:
+  description: The nights of the pass@1 trend, oldest first, tonight last.
+  returned: always
+  type: list
+  elements: str
 failed_hosts:
   description: Hosts that failed, as C({host, stage, error, failed_previous_night}).
   returned: always
   type: list
   elements: dict
 no_result_hosts:
-  description: Hosts without a scored trial, as C({host, reason}).
+  description: Hosts without a completed trial, as C({host, reason}).
   returned: always
   type: list
   elements: dict
 counts:
-  description: Number of hosts (total, ok, failed, without results) and of fleet rows per change.
+  description: Number of hosts (total, ok, failed, without results), of fleet rows per change, and of task regressions,
+    fixes and flaky tasks.
   returned: always
   type: dict
 report_warnings:
@@ -229,146 +275,9 @@ report_warnings:
   type: list
   elements: str
 summary_lines:
-  description: A short text summary (fleet table, regressions, failed hosts, hosts without results) for
-    M(ansible.builtin.debug).
+  description: A short text summary (fleet table, regressions, task regressions, tokens and cost, failed hosts, hosts
+    without results) for M(ansible.builtin.debug).
   returned: always
   type: list
   elements: str
 """
-
-import os
-import time
-
-from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_report as fr
-
-FLEET_RETURN_FIELDS = ("benchmark", "agent", "model", "pass_at_1", "previous_pass_at_1", "delta", "change", "n_pass",
-                       "n_scored", "n_errored", "n_hosts")
-
-
-def _validate(module, params):
-    problem = fr.night_problem(params["night"])
-    if problem:
-        module.fail_json(msg="night %r refused: %s" % (params["night"], problem))
-    if params["previous_night"] is not None:
-        problem = fr.night_problem(params["previous_night"])
-        if problem:
-            module.fail_json(msg="previous_night %r refused: %s" % (params["previous_night"], problem))
-    if not 0 <= params["threshold"] <= 1:
-        module.fail_json(msg="threshold %r refused: a pass@1 difference between 0 and 1" % params["threshold"])
-    if params["min_trials"] < 1:
-        module.fail_json(msg="min_trials %r refused: at least 1" % params["min_trials"])
-    report_dir = params["report_dir"]
-    if os.path.lexists(report_dir) and not os.path.isdir(report_dir):
-        module.fail_json(msg="report_dir %s exists and is not a directory" % report_dir)
-    for field in ("summaries", "failures"):
-        for item in params[field]:
-            if not item["host"].strip():
-                module.fail_json(msg="%s: an entry has an empty host name" % field)
-    for field in ("expected_hosts", "dropped_hosts"):
-        for host in params[field]:
-            if not host.strip():
-                module.fail_json(msg="%s: an empty host name" % field)
-    if params["update_latest"]:
-        problem = fr.latest_problem(report_dir)
-        if problem:
-            module.fail_json(msg=problem)
-
-
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            report_dir=dict(type="path", required=True),
-            night=dict(type="str"),
-            hosts_dir=dict(type="path"),
-            summaries=dict(type="list", elements="dict", default=[], options=dict(
-                host=dict(type="str", required=True),
-                path=dict(type="path", required=True),
-            )),
-            failures=dict(type="list", elements="dict", default=[], options=dict(
-                host=dict(type="str", required=True),
-                stage=dict(type="str", default="unknown"),
-                error=dict(type="str", default="no error recorded"),
-            )),
-            expected_hosts=dict(type="list", elements="str", default=[]),
-            dropped_hosts=dict(type="list", elements="str", default=[]),
-            previous_night=dict(type="str"),
-            threshold=dict(type="float", default=0.05),
-            min_trials=dict(type="int", default=1),
-            update_latest=dict(type="bool", default=True),
-        ),
-        supports_check_mode=True,
-    )
-    params = module.params
-    if params["night"] is None:
-        params["night"] = time.strftime("%Y-%m-%d", time.gmtime())
-    _validate(module, params)
-
-    report_dir = params["report_dir"]
-    night = params["night"]
-    night_dir = os.path.join(report_dir, night)
-    hosts_dir = params["hosts_dir"] or os.path.join(night_dir, fr.HOSTS_SUBDIR)
-    if not os.path.isdir(hosts_dir) and not (params["summaries"] or params["failures"] or params["expected_hosts"]
-                                             or params["dropped_hosts"]):
-        module.fail_json(msg="nothing to report: hosts_dir %s is not a directory and no summaries, failures, "
-                             "expected_hosts or dropped_hosts were given" % hosts_dir)
-
-    try:
-        hosts = fr.collect_hosts(night_dir, hosts_dir, params["summaries"], params["failures"], params["expected_hosts"],
-                                 params["dropped_hosts"])
-    except fr.ReportError as exc:
-        module.fail_json(msg=str(exc))
-    previous_night, previous, warnings = fr.find_previous(report_dir, night, params["previous_night"])
-    if params["previous_night"] and previous is None:
-        module.fail_json(msg="previous_night %s: %s" % (params["previous_night"], "; ".join(warnings)))
-    report = fr.build_report(night, hosts, previous_night, previous, params["threshold"], params["min_trials"], warnings)
-    for warning in warnings:
-        module.warn(warning)
-
-    paths = fr.report_paths(night_dir)
-    contents = fr.render_all(report)
-    pending = fr.files_to_write(paths, contents)
-    latest_path, latest_target = (None, None)
-    if params["update_latest"]:
-        latest_path, latest_target = fr.latest_needs_update(report_dir, night)
-
-    result = {
-        "changed": bool(pending or latest_target),
-        "night": night,
-        "night_dir": night_dir,
-        "previous_night": report["previous_night"],
-        "files": paths,
-        "latest": latest_path,
-        "fleet": [dict((field, row[field]) for field in FLEET_RETURN_FIELDS) for row in report["fleet"]["rows"]],
-        "fleet_pass_at_1": report["fleet"]["pass_at_1"],
-        "regressions": report["regressions"],
-        "host_regressions": report["host_regressions"],
-        "failed_hosts": report["failed_hosts"],
-        "no_result_hosts": report["no_result_hosts"],
-        "counts": report["counts"],
-        "report_warnings": report["warnings"],
-        "summary_lines": fr.summary_lines(report),
-    }
-    if module._diff and "md" in pending:
-        before = fr.read_text(paths["md"])
-        result["diff"] = {"before": before or "", "after": contents["md"].decode("utf-8"),
-                          "before_header": paths["md"] if before is not None else "%s (absent)" % paths["md"],
-                          "after_header": paths["md"]}
-
-    if module.check_mode:
-        module.exit_json(**result)
-    try:
-        for path in (report_dir, night_dir):
-            if not os.path.isdir(path):
-                os.makedirs(path, mode=0o755)
-        for fmt in pending:
-            fr.write_file(paths[fmt], contents[fmt])
-        if latest_target:
-            fr.point_latest(latest_path, latest_target)
-    except OSError as exc:
-        module.fail_json(msg="cannot write the fleet report to %s: %s" % (night_dir, exc), **result)
-    module.exit_json(**result)
-
-
-if __name__ == "__main__":
-    main()

@@ -309,10 +309,10 @@ progress:
       description: Trials ended by a cancellation.
       type: int
     n_pass:
-      description: Trials with reward 1.
+      description: Trials whose reward reaches 1 (see M(aisbench.agent_runtime.harbor_job_info) for the reward key).
       type: int
     pass_at_1:
-      description: n_pass over completed trials, cancelled ones left out.
+      description: n_pass over completed trials (errored and cancelled ones count as failures, as in Harbor's mean).
       type: float
 summary:
   description: The job summary, as one item of RV(aisbench.agent_runtime.harbor_job_info#module:jobs).

@@ -15,8 +15,12 @@ description:
   - Reads Harbor job directories under O(jobs_dir) on the target and returns, per job, its benchmarks, agents and
     models, start and finish times, trial counters, pass@1, exception types with counts, and token and cost totals when
     the agents report them; plus a pass@1 table by benchmark, agent and model across the selected jobs.
-  - A finished job is read from its job-level C(result.json) alone. A running or interrupted job, or one whose
-    C(result.json) is missing or unreadable, is read from its trials' C(result.json) files.
+  - pass@1, the mean reward and the mean of every reward key follow Harbor's own Mean metric (see the notes); they
+    equal the C(metrics) Harbor records in the job's C(result.json), for running and finished jobs alike.
+  - With O(details) (the default) every trial's C(result.json) is read, for the outcome of every task, tokens, cost and
+    phase durations per benchmark, agent and model (RV(jobs[].evals[].tasks), RV(jobs[].evals[].durations)).
+    Without it a finished job is read from its job-level C(result.json) alone. A running or interrupted job, or one
+    whose C(result.json) is missing or unreadable, is read from its trials' C(result.json) files as well.
   - A job whose files are missing or corrupt is reported with its RV(jobs[].error); the other jobs are summarized as
     usual. The module fails only on bad options.
   - With O(output_dir), writes C(summary-YYYYMMDD-HHMMSS.json), C(.csv) and C(.md) (UTC time) there, ready for
@@ -44,14 +48,33 @@ options:
     elements: str
     choices: [json, csv, md]
     default: [json, csv, md]
+  details:
+    description:
+      - Read every trial's C(result.json) for per-task outcomes, tokens, cost and phase durations per eval.
+      - V(false) reads only the job-level C(result.json) of a finished job (one file, whatever the number of trials);
+        the counters and pass@1 are the same either way.
+    type: bool
+    default: true
+  reward_key:
+    description:
+      - The reward key pass@1 and the mean reward are computed on when a job's verifier writes several keys to
+        C(reward.json).
+      - Without it (or for an eval that does not record it) the key is C(reward) when recorded, else the only key,
+        else the first key in name order (the one Harbor's progress bar shows); RV(jobs[].evals[].primary_key_reason)
+        says which rule applied. Every key's mean is reported in RV(jobs[].evals[].rewards) either way.
+    type: str
   output_timestamp:
     description:
       - Timestamp in the file names instead of the current UTC time (letters, digits, C(-) and C(_)), for example to
         name a nightly report after its run. Files with the same name are replaced.
     type: str
 notes:
-  - pass@1 is the share of completed trials with reward 1 (the C(reward) key, or the only key), errored trials
-    counted as failures as in Harbor's own mean; trials ended by a cancellation are left out.
+  - "pass@1 = passed trials / completed trials of a benchmark, agent and model. Every trial with a C(result.json)
+    counts, errored and cancelled ones included, as in Harbor's Mean metric (a trial without rewards counts 0). A
+    trial passes when its primary reward (O(reward_key)) is at least 1, whatever exception it also recorded. For 0/1
+    rewards pass@1 equals Harbor's C(stats.evals[KEY].metrics[0].mean) (one key) or C(metrics[0][KEY]) (several);
+    RV(jobs[].evals[].mean_reward) equals it for any rewards. docs/harbor_modules.md lists every rule with the Harbor
+    field it matches."
   - Field names follow Harbor 0.25's C(result.json), C(config.json) and C(lock.json).
 requirements:
   - Python standard library only.
@@ -148,7 +171,7 @@ jobs:
       description: Trials planned.
       type: int
     n_completed:
-      description: Trials with a result, errors and cancellations included.
+      description: Trials with a result, errors and cancellations included (the denominator of pass@1).
       type: int
     n_errored:
       description: Trials ended by an exception.
@@ -166,13 +189,13 @@ jobs:
       description: Trials Harbor ran again.
       type: int
     n_pass:
-      description: Trials with reward 1.
+      description: Trials whose primary reward is at least 1.
       type: int
     pass_at_1:
-      description: n_pass over completed trials (cancelled ones left out); null without any.
+      description: n_pass over completed trials; null without any.
       type: float
     mean_reward:
-      description: Mean reward over the same trials, errors counted as 0.
+      description: Mean primary reward over the same trials, trials without rewards counted as 0 (Harbor's mean).
       type: float
     exceptions:
       description: Exception type to number of trials.
@@ -190,7 +213,14 @@ jobs:
       description: Cost in USD, null when not reported.
       type: float
     evals:
-      description: The same counters per benchmark, agent and model (Harbor's C(stats.evals)).
+      description:
+        - The same counters per benchmark, agent and model (Harbor's C(stats.evals) keys), plus C(n_rewarded) (trials
+          with rewards, Harbor's C(n_trials)), C(primary_key) and C(primary_key_reason), C(rewards) (per key C(sum),
+          C(mean) and C(n_pass)), C(binary_rewards), and C(harbor_metrics) (the C(metrics) Harbor recorded).
+        - With O(details), also C(tasks) (per task C(n_trials), C(n_pass), C(n_fail), C(n_error), C(exceptions),
+          C(trials)), token and cost sums (C(n_cost_reported) trials reported a cost) and C(durations) (per phase
+          C(environment_setup), C(agent_setup), C(agent_execution), C(verifier) and C(total), C(total_sec) over
+          C(n) trials).
       type: list
       elements: dict
     trial_errors:
@@ -216,6 +246,18 @@ pass_at_1:
   sample:
     - {benchmark: hello, agent: oracle, model: null, jobs: [nightly-2026-12-02], n_completed: 2, n_errored: 0,
        n_cancelled: 0, n_pass: 1, pass_at_1: 0.5}
+progress:
+  description:
+    - "Progress of every selected job that is not finished, for people watching a long job (not written to the summary
+      files). C(line) reads like C(job J: 37/120 trials done, 3 errored (AgentTimeoutError=3), 4 running,
+      pass@1 0.541, elapsed 1h02m, ETA 1h05m)."
+    - The ETA is the remaining trials at the rate trials ended since Harbor last started the job.
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - {job: nightly-2026-12-02, n_total: 120, n_completed: 37, n_errored: 3, n_running: 4, eta_sec: 3900,
+       line: "job nightly-2026-12-02: 37/120 trials done, ..."}
 errors:
   description: The jobs with an error, as C({job, error}).
   returned: always
@@ -233,6 +275,7 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import (
+    job_progress,
     report_timestamp,
     summarize,
     write_reports_if_changed,
@@ -249,6 +292,8 @@ def main():
             output_dir=dict(type="path"),
             output_formats=dict(type="list", elements="str", choices=["json", "csv", "md"], default=["json", "csv", "md"]),
             output_timestamp=dict(type="str"),
+            details=dict(type="bool", default=True),
+            reward_key=dict(type="str", no_log=False),
         ),
         supports_check_mode=True,
     )
@@ -264,11 +309,15 @@ def main():
         if fmt not in formats:
             formats.append(fmt)
 
-    result = summarize(jobs_dir, params["jobs"])
+    if params["reward_key"] is not None and not params["reward_key"].strip():
+        module.fail_json(msg="reward_key refused: an empty key")
+    result = summarize(jobs_dir, params["jobs"], params["details"], params["reward_key"])
     output = {
         "changed": False,
         "jobs": result["jobs"],
         "pass_at_1": result["pass_at_1"],
+        "progress": [job_progress(job["path"], job) for job in result["jobs"]
+                     if job["status"] == "unfinished"],
         "errors": [{"job": job["name"], "error": job["error"]} for job in result["jobs"] if job["error"]],
     }
 

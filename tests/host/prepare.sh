@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Prepare a Debian/Ubuntu machine to run this collection's tests and demo:
-# Docker engine, debootstrap, qemu-user-static, a running dockerd.
+# Docker engine, debootstrap, qemu-user-static, a running dockerd, and chromium (the fleet report's browser test).
 # Idempotent; needs root. Does NOT register any binfmt handler on this host.
 set -euo pipefail
 
 need_pkgs=()
-for pkg in docker.io debootstrap qemu-user-static python3-venv make; do
+for pkg in docker.io debootstrap qemu-user-static python3-venv make chromium; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$pkg")
 done
 if [ ${#need_pkgs[@]} -gt 0 ]; then

@@ -117,6 +117,8 @@ CASES = {
     "job-dir-symlink-loop": {"module": "harbor_job_info", "args": {}, "damage": "loop"},
     "result-json-fifo": {"module": "harbor_job_info", "args": {}, "damage": "fifo"},
     "status-damaged-jobs": {"playbook": "status.yml"},
+    "empty-reward-key": {"module": "harbor_job_info", "args": {"reward_key": " ", "output_dir": "<work>/summaries"}},
+    "fleet-report-history": {"module": "fleet_report", "args": {"history": 0}},
 }
 RUNTIME_IMAGE = "aisbench/agent-runtime:0.25.0"
 
@@ -468,6 +470,35 @@ def test_a_job_harbor_does_not_start_in_time_is_stopped_and_said_so(runtime_cont
     assert DOC_ROWS["job-start-timeout"] in message and "nothing keeps running" in message, message
     listing = subprocess.run(["docker", "exec", container, "ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert "slow-start" not in listing, listing
+
+
+REPORT_CASES = [case for case, spec in CASES.items() if case != "corrupt-result-json"
+                and spec.get("module") in ("harbor_job_info", "fleet_report")]
+
+
+@pytest.mark.parametrize("case", REPORT_CASES)
+def test_summary_and_report_refuse_bad_input(case, tmp_path):
+    """harbor_job_info and fleet_report refuse bad options before they write a summary or a report."""
+    work = tmp_path / "work"
+    shutil.copytree(os.path.join(FIXTURE_JOBS, "pass-fail"), str(work / "jobs" / "pass-fail"))
+    (work / "reports" / "2026-12-02" / "hosts" / "host-a").mkdir(parents=True)
+    spec = CASES[case]
+    args = {key: value.replace("<work>", str(work)) if isinstance(value, str) else value
+            for key, value in spec["args"].items()}
+    if spec["module"] == "harbor_job_info":
+        args["jobs_dir"] = str(work / "jobs")
+    else:
+        args.update(report_dir=str(work / "reports"), night="2026-12-02")
+    play = {
+        "name": "Bad input for %s" % spec["module"],
+        "hosts": "localhost",
+        "gather_facts": False,
+        "tasks": [{"name": "Summarize or report", "aisbench.agent_runtime.%s" % spec["module"]: args}],
+    }
+    before = tree_snapshot(work)
+    proc, failed, _results, stats = run_play(tmp_path, play, localhost_inventory())
+    check_failure(case, proc, failed, stats)
+    assert tree_snapshot(work) == before
 
 
 def test_harbor_job_info_reports_a_corrupt_result_json_and_summarizes_the_rest(tmp_path):

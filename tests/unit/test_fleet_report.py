@@ -23,11 +23,10 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 import pytest
-from ansible.module_utils import _internal
-from ansible.module_utils.testing import patch_module_args
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible_collections.aisbench.agent_runtime.plugins.action import fleet_report as action
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_report as fr
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_results as hr
-from ansible_collections.aisbench.agent_runtime.plugins.modules import fleet_report
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURE_JOBS = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs")
@@ -39,8 +38,8 @@ FORMATS = ("md", "csv", "json", "html")
 # --- helpers -------------------------------------------------------------------------------
 
 def harbor_summary(output_dir, jobs, timestamp="20261202-060000"):
-    """Write harbor_job_info's summary JSON for the given fixture jobs; return its path."""
-    return hr.write_reports(hr.summarize(FIXTURE_JOBS, jobs), str(output_dir), ["json"], timestamp)["json"]
+    """Write harbor_job_info's summary JSON (with details, its default) for the given fixture jobs; return its path."""
+    return hr.write_reports(hr.summarize(FIXTURE_JOBS, jobs, details=True), str(output_dir), ["json"], timestamp)["json"]
 
 
 def put_summary(report_dir, night, host, jobs):
@@ -66,15 +65,20 @@ def put_raw(report_dir, night, host, name, data):
         handle.write(data)
 
 
+RENDER_HTML = action.html_renderer()
+
+
 def run_module(capsys, args, check=False, diff=False):
-    if check:
-        args = dict(args, _ansible_check_mode=True)
-    if diff:
-        args = dict(args, _ansible_diff=True)
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exc:
-            fleet_report.main()
-    return exc.value.code, json.loads(capsys.readouterr().out)
+    """The action plugin's work (argument spec, then run_report) as (rc, result), like a module run."""
+    del capsys
+    validated = ArgumentSpecValidator(action.ARGUMENT_SPEC).validate(args)
+    if validated.error_messages:
+        return 1, {"failed": True, "msg": "; ".join(validated.error_messages)}
+    try:
+        result = action.run_report(validated.validated_parameters, check_mode=check, diff=diff, render_html=RENDER_HTML)
+    except action.FleetReportError as exc:
+        return 1, dict(exc.result, failed=True, msg=str(exc))
+    return 0, json.loads(json.dumps(result))
 
 
 def night_one(report_dir):
@@ -139,9 +143,9 @@ def test_first_night_has_no_comparison_and_every_row_is_new(capsys, report_dir):
     fleet = rows_by_key(result["fleet"])
     # hello/oracle: host-a 1/2, host-b 1/2, host-c 1/1 -> 3/5 (the hosts' mean would be 0.667).
     assert fleet[("hello", "oracle", None)]["pass_at_1"] == 0.6
-    assert fleet[("hello", "oracle", None)]["n_scored"] == 5
+    assert fleet[("hello", "oracle", None)]["n_completed"] == 5
     assert fleet[("hello", "oracle", None)]["n_hosts"] == 3
-    assert fleet[("hello", "nop", "acme/fake-model-1")]["n_scored"] == 2
+    assert fleet[("hello", "nop", "acme/fake-model-1")]["n_completed"] == 2
     assert fleet[("broken", "oracle", None)]["n_errored"] == 2
     assert {row["change"] for row in result["fleet"]} == {"new"}
     assert result["regressions"] == [] and result["failed_hosts"] == [] and result["no_result_hosts"] == []
@@ -156,7 +160,7 @@ def test_fleet_pass_at_1_is_a_sum_not_a_mean_of_means(capsys, two_nights):
     assert rc == 0
     row = rows_by_key(result["fleet"])[("hello", "oracle", None)]
     # host-a 1/2 (0.5) and host-b 1/1 (1.0): fleet 2/3, not (0.5 + 1.0) / 2
-    assert (row["n_pass"], row["n_scored"], row["pass_at_1"]) == (2, 3, 0.666667)
+    assert (row["n_pass"], row["n_completed"], row["pass_at_1"]) == (2, 3, 0.666667)
     report = load_json(result["files"]["json"])
     fleet_row = rows_by_key(report["fleet"]["rows"])[("hello", "oracle", None)]
     assert (fleet_row["host_min_pass_at_1"], fleet_row["host_max_pass_at_1"]) == (0.5, 1.0)
@@ -181,8 +185,7 @@ def test_second_night_improved_new_gone_failed_corrupt_and_empty_hosts(capsys, t
     report = load_json(result["files"]["json"])
     gone = [(r["benchmark"], r["agent"], r["model"]) for r in report["fleet"]["gone"]]
     assert gone == [("hello", "nop", None), ("hello", "nop", "acme/fake-model-1")]
-    assert result["counts"]["changes"] == {"improved": 1, "new": 1, "unchanged": 1, "gone": 2, "regressed": 0,
-                                           "unscored": 0}
+    assert result["counts"]["changes"] == {"improved": 1, "new": 1, "unchanged": 1, "gone": 2, "regressed": 0}
 
     failed = {h["host"]: h for h in result["failed_hosts"]}
     assert set(failed) == {"host-c", "host-d"}
@@ -261,10 +264,6 @@ def test_previous_is_the_latest_earlier_night_with_a_usable_report(capsys, two_n
     rc, result = run_module(capsys, {"report_dir": two_nights, "night": NIGHT2})
     assert rc == 0 and result["previous_night"] == "2026-11-30"
     assert result["report_warnings"][0].startswith("previous night 2026-12-01 skipped: fleet-report.json is not valid JSON")
-    # module.warn() goes to the controller's Display once controller code was imported in this
-    # process (other unit tests template with Ansible), so the result carries it only otherwise.
-    if not _internal.is_controller:
-        assert any("previous night 2026-12-01 skipped" in str(w) for w in result["warnings"])
     # A named previous night without a usable report is an error.
     rc, result = run_module(capsys, {"report_dir": two_nights, "night": NIGHT2, "previous_night": NIGHT1})
     assert rc == 1 and "previous_night 2026-12-01" in result["msg"]
@@ -325,12 +324,12 @@ def test_failed_host_keeps_its_partial_results(capsys, two_nights):
     report = load_json(result["files"]["json"])
     host_c = [h for h in report["hosts"] if h["host"] == "host-c"][0]
     assert host_c["status"] == "failed" and host_c["stage"] == "wait"
-    # interrupted: slow/oracle, 1 completed trial that was cancelled -> no scored trial
-    assert [(r["benchmark"], r["n_completed"], r["n_cancelled"], r["n_scored"], r["change"]) for r in host_c["rows"]] == [
-        ("slow", 1, 1, 0, "unscored")]
+    # interrupted: slow/oracle, 1 completed trial that was cancelled: it counts as a failure, as in Harbor's mean
+    assert [(r["benchmark"], r["n_completed"], r["n_cancelled"], r["pass_at_1"], r["change"]) for r in host_c["rows"]] == [
+        ("slow", 1, 1, 0.0, "new")]
     assert host_c["notes"] == ["job interrupted is unfinished"]
     slow = rows_by_key(result["fleet"])[("slow", "oracle", None)]
-    assert (slow["n_pass"], slow["n_scored"], slow["n_hosts"]) == (1, 1, 2)
+    assert (slow["n_pass"], slow["n_completed"], slow["n_cancelled"], slow["n_hosts"]) == (1, 2, 1, 2)
 
 
 def test_explicit_inputs_win_over_the_hosts_directory(capsys, two_nights, tmp_path):
@@ -366,7 +365,7 @@ def test_summaries_alone_without_a_hosts_directory(capsys, report_dir, tmp_path)
                                      "summaries": [{"host": "only", "path": path}]})
     assert rc == 0
     # The same job summed over two jobs on one host: hello/oracle 1/2 + 1/2.
-    assert rows_by_key(result["fleet"])[("hello", "oracle", None)]["n_scored"] == 4
+    assert rows_by_key(result["fleet"])[("hello", "oracle", None)]["n_completed"] == 4
 
 
 # --- idempotence, check mode, diff, latest ---------------------------------------------------
@@ -501,7 +500,7 @@ def test_hostile_names_are_escaped_everywhere(capsys, report_dir, tmp_path):
     assert rc == 0
     with open(result["files"]["html"], encoding="utf-8") as handle:
         page = handle.read()
-    assert "<script>" not in page and "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
+    assert "<script>" not in page and "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in page
     assert "<b>fetch</b>" not in page and "&lt;b&gt;fetch&lt;/b&gt;" in page
     with open(result["files"]["md"], encoding="utf-8") as handle:
         markdown = handle.read()
@@ -530,7 +529,7 @@ class _TagChecker(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         for name, value in attrs:
-            if name in ("src", "href") or (value and "url(" in value):
+            if (name in ("src", "href") and not (value or "").startswith("#")) or (value and "url(" in value):
                 self.external.append((tag, name, value))
         if tag not in self.VOID:
             self.stack.append(tag)
@@ -549,7 +548,8 @@ def test_html_is_balanced_self_contained_with_an_svg_chart(capsys, two_nights):
     checker.close()
     assert checker.stack == [] and checker.external == []
     assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in page
-    svg = page[page.index("<svg"):page.index("</svg>") + len("</svg>")]
+    start = page.index("<svg", page.index('<figure id="tonight">'))
+    svg = page[start:page.index("</svg>", start) + len("</svg>")]
     root = ET.fromstring(svg)          # the chart is well-formed XML
     ns = "{http://www.w3.org/2000/svg}"
     bars = root.findall(ns + "rect")
@@ -586,7 +586,7 @@ def test_csv_has_fleet_host_and_gone_rows(capsys, two_nights):
     host_d = [r for r in rows if r["host"] == "host-d"]
     assert len(host_d) == 1 and host_d[0]["host_status"] == "failed" and host_d[0]["stage"] == "report"
     hello = [r for r in rows if r["scope"] == "fleet" and r["benchmark"] == "hello" and r["agent"] == "oracle"][0]
-    assert (hello["pass_at_1"], hello["previous_pass_at_1"], hello["delta"], hello["n_pass"], hello["n_scored"]) == (
+    assert (hello["pass_at_1"], hello["previous_pass_at_1"], hello["delta"], hello["n_pass"], hello["n_completed"]) == (
         "0.666667", "0.6", "0.066667", "2", "3")
 
 
@@ -632,7 +632,7 @@ def test_fifty_hosts_by_twenty_pairs(capsys, report_dir, tmp_path):
                 for ev in data["jobs"][0]["evals"]:
                     total = expected.setdefault((ev["benchmark"], ev["agent"]), [0, 0])
                     total[0] += ev["n_pass"]
-                    total[1] += ev["n_completed"] - ev["n_cancelled"]
+                    total[1] += ev["n_completed"]
         started = time.perf_counter()
         rc, result = run_module(capsys, {"report_dir": report_dir, "night": night})
         elapsed = time.perf_counter() - started
@@ -641,7 +641,7 @@ def test_fifty_hosts_by_twenty_pairs(capsys, report_dir, tmp_path):
     assert len(result["fleet"]) == 20 and result["counts"]["hosts_ok"] == 50
     for row in result["fleet"]:
         passes, scored = expected[(row["benchmark"], row["agent"])]
-        assert (row["n_pass"], row["n_scored"], row["n_hosts"]) == (passes, scored, 50)
+        assert (row["n_pass"], row["n_completed"], row["n_hosts"]) == (passes, scored, 50)
         assert row["pass_at_1"] == round(passes / scored, 6)
     assert sum(result["counts"]["changes"].values()) == 20
     assert elapsed < 20
@@ -770,7 +770,7 @@ def test_nightly_shape_through_ansible_playbook(tmp_path):
     assert first["fleet"] == second["fleet"]
     fleet = rows_by_key(first["fleet"])
     # host-a pass-fail 1/2 and host-b two-agents oracle 1/2: 2/4; nop 0/2 on host-b only.
-    assert (fleet[("hello", "oracle", None)]["n_pass"], fleet[("hello", "oracle", None)]["n_scored"]) == (2, 4)
+    assert (fleet[("hello", "oracle", None)]["n_pass"], fleet[("hello", "oracle", None)]["n_completed"]) == (2, 4)
     assert fleet[("hello", "nop", None)]["pass_at_1"] == 0.0
     assert [(h["host"], h["stage"]) for h in first["failed_hosts"]] == [("host-c", "summarize")]
     assert "output_timestamp 'bad/timestamp' refused" in first["failed_hosts"][0]["error"]
@@ -778,3 +778,148 @@ def test_nightly_shape_through_ansible_playbook(tmp_path):
     assert sorted(os.listdir(night_dir)) == ["fleet-report.csv", "fleet-report.html", "fleet-report.json",
                                              "fleet-report.md", "hosts"]
     assert os.readlink(os.path.join(str(report), "latest")) == NIGHT1
+
+
+# --- several nights: task regressions, flaky tasks, tokens, cost, time, history ----------------
+
+MULTI_NIGHTS = ("2026-11-29", "2026-11-30", "2026-12-01")
+
+
+def build_multi_night(capsys, report_dir):
+    """Three nights of three hosts from real Harbor jobs; returns the last night's result.
+
+    host-a runs the flip job: coin passes, fails, passes (flip-night-1/2/3), steady always passes.
+    host-b runs metered (tokens and cost) and multi-key (several reward keys) every night.
+    host-c runs errored, errored, then fails at stage wait with a partial summary (cancelled-kept).
+    """
+    result = None
+    for index, night in enumerate(MULTI_NIGHTS):
+        put_summary(report_dir, night, "host-a", ["flip-night-%d" % (index + 1)])
+        put_summary(report_dir, night, "host-b", ["metered", "multi-key"])
+        if index < 2:
+            put_summary(report_dir, night, "host-c", ["errored"])
+        else:
+            put_summary(report_dir, night, "host-c", ["cancelled-kept"])
+            put_failure(report_dir, night, "host-c", "wait", "timed out after 21600 s waiting for job nightly: 3 of 5")
+        rc, result = run_module(capsys, {"report_dir": report_dir, "night": night})
+        assert rc == 0, result
+    return result
+
+
+def test_task_regression_fix_and_flaky_marker_over_three_nights(capsys, report_dir):
+    put_summary(report_dir, MULTI_NIGHTS[0], "host-a", ["flip-night-1"])
+    assert run_module(capsys, {"report_dir": report_dir, "night": MULTI_NIGHTS[0]})[0] == 0
+    put_summary(report_dir, MULTI_NIGHTS[1], "host-a", ["flip-night-2"])
+    rc, second = run_module(capsys, {"report_dir": report_dir, "night": MULTI_NIGHTS[1]})
+    assert rc == 0
+    fleet_regressions = [t for t in second["task_regressions"] if t["host"] is None]
+    assert [(t["task"], t["text"], t["flaky"]) for t in fleet_regressions] == [
+        ("coin", "passed on 2026-11-29, failed tonight", False)]
+    assert [t["host"] for t in second["task_regressions"]] == [None, "host-a"]
+    assert "  flip coin / oracle: passed on 2026-11-29, failed tonight" in second["summary_lines"]
+
+    result = build_multi_night(capsys, report_dir)
+    fixes = [t for t in result["task_fixes"] if t["host"] is None]
+    assert [(t["task"], t["text"]) for t in fixes] == [("coin", "failed on 2026-11-30, passed tonight")]
+    flaky = [(t["host"], t["task"], t["flips"], [o["status"] for o in t["outcomes"]]) for t in result["flaky_tasks"]]
+    assert flaky == [(None, "coin", 2, ["pass", "fail"]), ("host-a", "coin", 2, ["pass", "fail"])]
+    assert result["counts"]["flaky_tasks"] == 2
+    with open(result["files"]["md"]) as handle:
+        markdown = handle.read()
+    assert "| fleet | flip | coin | oracle | - | fixed | failed on 2026-11-30, passed tonight | flaky |" in markdown
+
+
+def test_matrix_usage_and_history_over_three_nights(capsys, report_dir):
+    result = build_multi_night(capsys, report_dir)
+    report = load_json(result["files"]["json"])
+    assert report["format"] == 2 and result["history_nights"] == list(MULTI_NIGHTS)
+    history = {(s["benchmark"], s["agent"], s["model"]): s["values"] for s in report["history"]["series"]}
+    assert history[("flip", "oracle", None)] == [1.0, 0.5, 1.0]
+    # hello/oracle: host-b's metered job 1/2 every night, host-c's errored 1/1 (nights 1-2) or cancelled-kept 1/2.
+    assert history[("hello", "oracle", None)] == [round(2 / 3, 6), round(2 / 3, 6), 0.5]
+    # The multi-key benchmark: pass@1 on accuracy (Harbor's first key), style reported as its own column.
+    multikey = rows_by_key(result["fleet"])[("multikey", "oracle", None)]
+    assert (multikey["primary_key"], multikey["pass_at_1"], multikey["mean_reward"]) == ("accuracy", 0.6, 0.6)
+    fleet_row = rows_by_key(report["fleet"]["rows"])[("multikey", "oracle", None)]
+    assert fleet_row["reward_means"] == {"accuracy": 0.6, "style": 0.5}
+    # Tokens and cost: only the metered agent reports them (3 trials of 1200/200/300 tokens, 0.0042 USD).
+    metered = [r for r in result["fleet"] if r["agent"] == "metered"]
+    assert sum(r["n_input_tokens"] for r in metered) == 3600
+    assert result["usage"]["n_input_tokens"] == 3600 and result["usage"]["cost_usd"] == pytest.approx(0.0126)
+    assert result["usage"]["n_cost_reported"] == 3
+    assert result["usage"]["durations"]["agent_execution"]["n"] == result["usage"]["n_completed"]
+    # The task matrix of the fleet: the errored trial shows its exception type.
+    tables = fr.report_tables(report)
+    matrices = {m["title"]: m for m in tables["fleet_matrix"]}
+    multikey_cells = dict((row[0], row[1:]) for row in matrices["multikey"]["rows"])
+    assert multikey_cells["mk-noreward"] == ["error: RewardFileNotFoundError"]
+    assert multikey_cells["mk-wrong"] == ["fail"] and multikey_cells["mk-all"] == ["pass"]
+    timeouts = dict((row[0], row[1:]) for row in matrices["timeouts"]["rows"])
+    assert matrices["timeouts"]["headers"] == ["task", "metered / acme/metered-1", "oracle"]
+    assert timeouts["agent-timeout"] == ["pass", "pass"]     # graded after AgentTimeoutError: reward 1
+    slow = dict((row[0], row[1:]) for row in matrices["slow"]["rows"])
+    assert slow["sleepy"] == ["error: CancelledError"]
+
+
+def _md_tables(markdown):
+    """{section title: [row dicts]} of every Markdown table (first table after a heading)."""
+    tables = {}
+    title = None
+    lines = markdown.splitlines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.startswith("#"):
+            title = line.lstrip("#").strip()
+        if line.startswith("| ") and title not in tables:
+            headers = [cell.strip() for cell in line.strip("|").split(" | ")]
+            rows = []
+            index += 2
+            while index < len(lines) and lines[index].startswith("| "):
+                rows.append(dict(zip(headers, [cell.strip() for cell in lines[index].strip("|").split(" | ")])))
+                index += 1
+            tables[title] = rows
+            continue
+        index += 1
+    return tables
+
+
+def test_markdown_csv_and_json_carry_the_same_numbers(capsys, report_dir):
+    result = build_multi_night(capsys, report_dir)
+    report = load_json(result["files"]["json"])
+    with open(result["files"]["md"]) as handle:
+        md = _md_tables(handle.read())
+    with open(result["files"]["csv"], newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    md_fleet = {(r["benchmark"], r["agent"], r["model"]): r for r in md["Fleet pass@1"]}
+    csv_fleet = {(r["benchmark"], r["agent"], r["model"] or "-"): r for r in rows if r["scope"] == "fleet"}
+    md_usage = {(r["benchmark"], r["agent"], r["model"]): r for r in md["Tokens, cost and time"]}
+    md_history = {(r["benchmark"], r["agent"], r["model"]): r for r in md["pass@1 history (fleet)"]}
+    for row in report["fleet"]["rows"]:
+        key = (row["benchmark"], row["agent"], row["model"] or "-")
+        assert md_fleet[key]["pass@1"] == fr.fmt_rate(row["pass_at_1"]) == "%.3f" % float(csv_fleet[key]["pass_at_1"])
+        assert md_fleet[key]["mean reward"] == fr.fmt_rate(row["mean_reward"])
+        for field, header in (("n_pass", "passed"), ("n_completed", "completed"), ("n_errored", "errored"),
+                              ("n_cancelled", "cancelled")):
+            assert int(md_fleet[key][header]) == row[field] == int(csv_fleet[key][field]), (key, field)
+        for field, header in (("n_input_tokens", "input tokens"), ("n_output_tokens", "output tokens")):
+            expected = "" if row[field] is None else str(row[field])
+            assert csv_fleet[key][field] == expected
+            assert md_usage[key][header] == fr.fmt_int(row[field])
+        assert md_usage[key]["cost (USD)"] == fr.fmt_cost(row["cost_usd"])
+        assert csv_fleet[key]["cost_usd"] == ("" if row["cost_usd"] is None else str(row["cost_usd"]))
+        series = [s for s in report["history"]["series"]
+                  if (s["benchmark"], s["agent"], s["model"] or "-") == key][0]
+        assert [md_history[key][night] for night in report["history"]["nights"]] == [fr.fmt_rate(v) for v in series["values"]]
+        csv_history = {r["night"]: float(r["pass_at_1"]) for r in rows if r["scope"] == "history"
+                       and (r["benchmark"], r["agent"], r["model"] or "-") == key}
+        assert csv_history == {n: v for n, v in zip(report["history"]["nights"], series["values"]) if v is not None}
+    # Task outcomes: the Markdown matrix cells and the CSV task rows agree with the JSON rows' tasks.
+    csv_tasks = {(r["benchmark"], r["task"], r["agent"], r["model"] or None): r for r in rows
+                 if r["scope"] == "task" and not r["host"]}
+    for (benchmark, task, agent, model), outcome in fr.task_outcomes(report["fleet"]["rows"]).items():
+        line = csv_tasks[(benchmark, task, agent, model)]
+        assert line["outcome"] == outcome["label"] and int(line["n_pass"]) == outcome["n_pass"]
+        column = "%s / %s" % (agent, model) if model else agent
+        md_rows = {r["task"]: r for r in md[benchmark]}
+        assert md_rows[task][column] == outcome["label"]

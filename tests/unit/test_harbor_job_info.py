@@ -51,7 +51,26 @@ def test_one_job_pass_at_1(capsys, jobs_dir):
     assert rc == 0
     assert len(result["jobs"]) == 1 and result["jobs"][0]["pass_at_1"] == 0.5
     assert result["pass_at_1"] == [{"benchmark": "hello", "agent": "oracle", "model": None, "jobs": ["pass-fail"],
-                                    "n_completed": 2, "n_errored": 0, "n_cancelled": 0, "n_pass": 1, "pass_at_1": 0.5}]
+                                    "primary_keys": ["reward"], "n_completed": 2, "n_errored": 0, "n_cancelled": 0,
+                                    "n_pass": 1, "pass_at_1": 0.5, "mean_reward": 0.5}]
+    # details (the default): the task outcomes of the eval.
+    tasks = {t["task"]: t for t in result["jobs"][0]["evals"][0]["tasks"]}
+    assert (tasks["hello-pass"]["n_pass"], tasks["hello-fail"]["n_fail"]) == (1, 1)
+    assert result["progress"] == []
+
+
+def test_reward_key_and_progress(capsys, jobs_dir):
+    rc, result = run_module(capsys, {"jobs_dir": jobs_dir, "jobs": ["multi-key", "multi-key-running"],
+                                     "reward_key": "style", "details": False})
+    assert rc == 0
+    jobs = {j["name"]: j for j in result["jobs"]}
+    multikey = {e["benchmark"]: e for e in jobs["multi-key"]["evals"]}["multikey"]
+    assert multikey["primary_key"] == "style" and multikey["pass_at_1"] == 0.4 and "tasks" not in multikey
+    (progress,) = result["progress"]
+    assert progress["job"] == "multi-key-running" and (progress["n_completed"], progress["n_total"]) == (3, 7)
+    assert progress["line"].startswith("job multi-key-running: 3/7 trials done")
+    rc, result = run_module(capsys, {"jobs_dir": jobs_dir, "reward_key": " "})
+    assert rc == 1 and "reward_key refused" in result["msg"]
 
 
 def test_corrupt_job_is_reported_and_others_summarized(capsys, jobs_dir):

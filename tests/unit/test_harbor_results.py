@@ -127,13 +127,16 @@ def test_running_snapshot_counts_the_trial_without_result_as_running():
     assert job["agents"] == ["oracle"]
 
 
-def test_interrupted_job_reports_the_cancelled_trial_and_leaves_it_out_of_pass_at_1():
+def test_interrupted_job_counts_the_cancelled_trial_as_harbor_does():
     job = hr.summarize_job(os.path.join(FIXTURE_JOBS, "interrupted"))
     assert job["status"] == "unfinished"
     assert job["n_completed"] == 1 and job["n_cancelled"] == 1 and job["n_errored"] == 1
     assert job["n_pending"] == 2
     assert job["exceptions"] == {"CancelledError": 1}
-    assert job["pass_at_1"] is None
+    # Harbor's live Mean counts the cancelled trial (no rewards) as 0: metrics [{"mean": 0.0}].
+    raw = load(os.path.join(FIXTURE_JOBS, "interrupted", "result.json"))
+    assert raw["stats"]["evals"]["oracle__slow"]["metrics"] == [{"mean": 0.0}]
+    assert job["pass_at_1"] == 0.0 and job["mean_reward"] == 0.0
 
 
 def test_resumed_job_is_finished_with_the_rerun_trial():
@@ -155,8 +158,9 @@ def test_trial_scan_agrees_with_the_job_result(jobs_dir, name):
     assert "result.json is missing" in from_trials["error"]
     for field in ("n_completed", "n_errored", "n_pass", "pass_at_1", "mean_reward", "exceptions", "n_total"):
         assert from_trials[field] == from_job[field], field
-    strip = [{k: v for k, v in ev.items() if k != "key"} for ev in from_job["evals"]]
-    assert [{k: v for k, v in ev.items() if k != "key"} for ev in from_trials["evals"]] == strip
+    # Only Harbor's recorded metrics (from the job-level file) differ.
+    strip = [{k: v for k, v in ev.items() if k != "harbor_metrics"} for ev in from_job["evals"]]
+    assert [{k: v for k, v in ev.items() if k != "harbor_metrics"} for ev in from_trials["evals"]] == strip
 
 
 def test_unfinished_job_reads_trials_the_job_result_does_not_list_yet(jobs_dir):
@@ -371,3 +375,183 @@ def test_markdown_lists_problems(jobs_dir):
 ])
 def test_split_eval_key(key, expected):
     assert hr.split_eval_key(key) == expected
+
+
+# --- Harbor's own numbers are the oracle ----------------------------------------------------
+
+ALL_FIXTURE_JOBS = sorted(name for name in os.listdir(FIXTURE_JOBS) if hr.is_job_dir(os.path.join(FIXTURE_JOBS, name)))
+
+
+def harbor_named_trials(recorded):
+    """Every trial a job-level eval names (in any reward bucket or exception list)."""
+    named = set()
+    for buckets in recorded["reward_stats"].values():
+        for trials in buckets.values():
+            named.update(trials)
+    for trials in recorded["exception_stats"].values():
+        named.update(trials)
+    return named
+
+
+@pytest.mark.parametrize("details", [False, True], ids=["job-level", "details"])
+@pytest.mark.parametrize("name", ALL_FIXTURE_JOBS)
+def test_numbers_equal_what_harbor_recorded(name, details):
+    """Property test over every real fixture job: our counts and rewards are Harbor's (result.json)."""
+    path = os.path.join(FIXTURE_JOBS, name)
+    raw = load(os.path.join(path, "result.json"))
+    stats = raw["stats"]
+    job = hr.summarize_job(path, details=details)
+    evals = {ev["key"]: ev for ev in job["evals"]}
+    checked = 0
+    for key, recorded in stats["evals"].items():
+        ev = evals[key]
+        assert ev["n_completed"] >= len(harbor_named_trials(recorded)), key
+        assert ev["n_rewarded"] == recorded["n_trials"], key          # AgentDatasetStats.n_trials
+        assert ev["n_errored"] == recorded["n_errors"], key           # AgentDatasetStats.n_errors
+        assert ev["exceptions"] == {t: len(v) for t, v in recorded["exception_stats"].items() if v}, key
+        assert ev["n_cancelled"] == len(recorded["exception_stats"].get("CancelledError", [])), key
+        for reward_key, buckets in recorded["reward_stats"].items():
+            assert ev["rewards"][reward_key]["n_pass"] == sum(
+                len(trials) for value, trials in buckets.items() if float(value) >= 1), (key, reward_key)
+        assert ev["harbor_metrics"] == recorded["metrics"]
+        if not recorded["metrics"]:
+            continue  # Harbor has not computed this eval's metric yet (e.g. right after a resume)
+        # The fixture configs set no metrics, so Harbor's only metric is its default Mean.
+        (mean,) = recorded["metrics"]
+        if set(mean) == {"mean"}:
+            assert ev["mean_reward"] == pytest.approx(mean["mean"], abs=1e-6), key
+            assert len(ev["rewards"]) <= 1
+        else:
+            assert set(mean) == set(ev["rewards"]), key
+            for reward_key, value in mean.items():
+                assert ev["rewards"][reward_key]["mean"] == pytest.approx(value, abs=1e-6), (key, reward_key)
+            assert ev["mean_reward"] == pytest.approx(mean[ev["primary_key"]], abs=1e-6), key
+        if ev["binary_rewards"]:
+            assert ev["pass_at_1"] == pytest.approx(ev["mean_reward"], abs=1e-6), key
+        checked += 1
+    assert checked or not stats["evals"] or name == "running"
+    if raw["finished_at"]:
+        assert set(evals) == set(stats["evals"])
+        assert job["n_completed"] == stats["n_completed_trials"]
+        assert job["n_errored"] == stats["n_errored_trials"]
+        assert job["n_cancelled"] == stats["n_cancelled_trials"]
+        for field in hr.TOKEN_FIELDS:
+            assert job[field] == stats[field], field
+    if details:
+        for ev in job["evals"]:
+            assert sum(task["n_trials"] for task in ev["tasks"]) == ev["n_completed"]
+            assert sum(task["n_pass"] for task in ev["tasks"]) == ev["n_pass"]
+
+
+def test_the_fixture_jobs_cover_what_results_must_survive():
+    """Multi-key rewards without a reward key, missing rewards, errors, cancellations, tokens, running jobs."""
+    seen = set()
+    for name in ALL_FIXTURE_JOBS:
+        raw = load(os.path.join(FIXTURE_JOBS, name, "result.json"))
+        for recorded in raw["stats"]["evals"].values():
+            keys = set(recorded["reward_stats"])
+            if len(keys) > 1 and "reward" not in keys:
+                seen.add("multi-key without reward")
+            if len(keys) > 1 and "reward" in keys:
+                seen.add("reward beside other keys")
+            for exc_type in recorded["exception_stats"]:
+                seen.add("RewardFileNotFoundError" if exc_type == "RewardFileNotFoundError" else exc_type)
+        if raw["stats"]["cost_usd"]:
+            seen.add("cost")
+        seen.add("finished" if raw["finished_at"] else "unfinished")
+        if raw["finished_at"] and raw["stats"]["n_cancelled_trials"]:
+            seen.add("finished with a cancelled trial")
+    assert {"multi-key without reward", "reward beside other keys", "RewardFileNotFoundError", "RuntimeError",
+            "CancelledError", "AgentTimeoutError", "cost", "finished", "unfinished",
+            "finished with a cancelled trial"} <= seen
+
+
+def test_multi_key_job_reads_the_same_running_and_finished():
+    """The issue's case: several keys, no reward key; pass@1 is Harbor's accuracy mean at both moments."""
+    running = hr.summarize_job(os.path.join(FIXTURE_JOBS, "multi-key-running"))
+    finished = hr.summarize_job(os.path.join(FIXTURE_JOBS, "multi-key"))
+    for job, expected in ((running, 2 / 3), (finished, 0.6)):
+        ev = {e["benchmark"]: e for e in job["evals"]}["multikey"]
+        assert ev["primary_key"] == "accuracy" and "first of 2 keys" in ev["primary_key_reason"]
+        assert ev["pass_at_1"] == pytest.approx(expected, abs=1e-6)
+    ev = {e["benchmark"]: e for e in finished["evals"]}["multikey"]
+    # The trial without a reward file and the one that wrote only accuracy are counted (0 where a key is missing).
+    assert ev["n_completed"] == 5 and ev["n_rewarded"] == 4 and ev["exceptions"] == {"RewardFileNotFoundError": 1}
+    assert ev["rewards"]["style"]["mean"] == 0.5
+    rewardplus = {e["benchmark"]: e for e in finished["evals"]}["rewardplus"]
+    assert rewardplus["primary_key"] == "reward" and rewardplus["binary_rewards"] is True
+    assert rewardplus["rewards"]["n_tests"]["mean"] == 1.5
+
+
+def test_a_configured_reward_key_wins():
+    job = hr.summarize_job(os.path.join(FIXTURE_JOBS, "multi-key"), reward_key="style")
+    ev = {e["benchmark"]: e for e in job["evals"]}
+    assert ev["multikey"]["primary_key"] == "style" and ev["multikey"]["primary_key_reason"] == "configured (reward_key)"
+    assert ev["multikey"]["mean_reward"] == 0.5 and ev["multikey"]["pass_at_1"] == 0.4
+    # An eval without that key keeps the default rule.
+    assert ev["rewardplus"]["primary_key"] == "reward"
+
+
+def test_choose_primary_key_rules():
+    assert hr.choose_primary_key([]) == (None, "no trial recorded a reward")
+    assert hr.choose_primary_key(["score"])[0] == "score"
+    assert hr.choose_primary_key(["b", "reward", "a"])[0] == "reward"
+    assert hr.choose_primary_key(["style", "accuracy"])[0] == "accuracy"
+    assert hr.choose_primary_key(["style", "accuracy"], "style")[0] == "style"
+    assert hr.choose_primary_key(["reward"], "missing")[0] == "reward"
+
+
+def test_score_trials_follows_harbors_mean():
+    # No rewards at all (every trial errored): Harbor's Mean is {"mean": 0}.
+    scored = hr.score_trials([(None, "RuntimeError"), (None, "CancelledError")])
+    assert (scored["n_completed"], scored["n_errored"], scored["n_cancelled"], scored["pass_at_1"], scored["mean_reward"]) == (2, 2, 1, 0.0, 0.0)
+    # An errored trial that was graded keeps its reward; an empty rewards dict counts 0.
+    scored = hr.score_trials([({"reward": 1.0}, "AgentTimeoutError"), ({}, None), ({"reward": 0.0}, None)])
+    assert (scored["n_pass"], scored["n_rewarded"], scored["pass_at_1"]) == (1, 3, pytest.approx(1 / 3, abs=1e-6))
+    assert hr.score_trials([])["pass_at_1"] is None
+
+
+def test_details_give_tasks_tokens_cost_and_durations():
+    job = hr.summarize_job(os.path.join(FIXTURE_JOBS, "metered"), details=True)
+    evals = {(e["agent"], e["benchmark"]): e for e in job["evals"]}
+    metered = evals[("metered", "hello")]
+    assert metered["model"] == "acme/metered-1"
+    assert (metered["n_input_tokens"], metered["n_cache_tokens"], metered["n_output_tokens"]) == (2400, 400, 600)
+    assert metered["cost_usd"] == pytest.approx(0.0084) and metered["n_cost_reported"] == 2
+    assert evals[("oracle", "hello")]["cost_usd"] is None and evals[("oracle", "hello")]["n_cost_reported"] == 0
+    # The per-eval sums add up to Harbor's job totals.
+    raw = load(os.path.join(FIXTURE_JOBS, "metered", "result.json"))["stats"]
+    assert sum(e["n_input_tokens"] or 0 for e in job["evals"]) == raw["n_input_tokens"]
+    assert sum(e["cost_usd"] or 0 for e in job["evals"]) == pytest.approx(raw["cost_usd"])
+    tasks = {t["task"]: t for t in evals[("oracle", "hello")]["tasks"]}
+    assert tasks["hello-pass"]["n_pass"] == 1 and tasks["hello-fail"]["n_fail"] == 1
+    timeout = evals[("oracle", "timeouts")]["tasks"][0]
+    # Graded after an AgentTimeoutError with reward 1: it passes, and the exception is kept.
+    assert timeout["n_pass"] == 1 and timeout["exceptions"] == {"AgentTimeoutError": 1}
+    # Phase durations are the differences of the trial's own timestamps.
+    trial = load(os.path.join(FIXTURE_JOBS, "metered", timeout["trials"][0], "result.json"))
+    durations = evals[("oracle", "timeouts")]["durations"]
+    assert durations["agent_execution"]["n"] == 1
+    assert 2.9 < durations["agent_execution"]["total_sec"] < 4  # the task's agent timeout is 3 s
+    assert trial["exception_info"]["exception_type"] == "AgentTimeoutError"
+    errored = hr.summarize_job(os.path.join(FIXTURE_JOBS, "errored"), details=True)
+    broken = {e["benchmark"]: e for e in errored["evals"]}["broken"]
+    assert {t["task"]: t["n_error"] for t in broken["tasks"]} == {"broken-env": 1, "broken-verifier": 1}
+
+
+def test_progress_of_a_running_job(jobs_dir):
+    path = os.path.join(jobs_dir, "multi-key-running")
+    job = hr.summarize_job(path)
+    config_mtime = os.stat(os.path.join(path, "config.json")).st_mtime
+    for trial in trial_dirs(path):
+        if os.path.exists(os.path.join(trial, "result.json")):
+            os.utime(os.path.join(trial, "result.json"), (config_mtime + 60, config_mtime + 60))
+    progress = hr.job_progress(path, job, now=config_mtime + 120)
+    # 3 of 7 done in 120 s: 4 left at 40 s each.
+    assert (progress["n_completed"], progress["n_total"], progress["n_errored"], progress["eta_sec"]) == (3, 7, 1, 160)
+    assert progress["line"].startswith("job multi-key-running: 3/7 trials done, 1 errored (RewardFileNotFoundError=1), 2 running")
+    assert progress["line"].endswith("elapsed 2m00s, ETA 2m40s")
+    # Right after a resume no trial has ended in this run yet: no rate, no ETA.
+    os.utime(os.path.join(path, "config.json"), (config_mtime + 100, config_mtime + 100))
+    fresh = hr.job_progress(path, job, now=config_mtime + 120)
+    assert fresh["eta_sec"] is None and fresh["line"].endswith("ETA unknown (no trial ended yet)")
