@@ -15,11 +15,11 @@ export ANSIBLE_HOME := $(CURDIR)/.cache/ansible-home
 export ANSIBLE_FORCE_COLOR := 0
 
 # Scenario order: cheap ones first so a broken basic fails fast.
-SCENARIO_ORDER := docker_engine qemu_binfmt preflight nvidia_runtime harbor_modules runtime_image runtime_container e2e
+SCENARIO_ORDER := docker_engine qemu_binfmt preflight nvidia_runtime harbor_modules runtime_image runtime_container agents e2e
 SCENARIOS_PRESENT := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 SCENARIOS ?= $(filter $(SCENARIOS_PRESENT),$(SCENARIO_ORDER)) $(sort $(filter-out $(SCENARIO_ORDER),$(SCENARIOS_PRESENT)))
 
-.PHONY: help setup host venv collection images runtime-image-tar lint unit integration molecule test bench demo demo-clean clean
+.PHONY: help setup host venv collection images runtime-image-tar agent-toolchain-tars lint unit integration molecule test bench demo demo-clean clean
 
 help:
 	@echo "make setup    install host prerequisites (root), the virtualenv and the local images"
@@ -54,6 +54,12 @@ RUNTIME_IMAGE_TAR ?= /var/tmp/aisbench-images/agent-runtime.tar
 runtime-image-tar: venv images
 	$(BIN)/ansible-playbook tests/images/runtime-image.yml -e runtime_image_export_path=$(RUNTIME_IMAGE_TAR)
 
+# The agent toolchains (L2: mini-swe-agent, qwen-coder, aider, openhands), baked once on the host engine with the
+# baked_images role and exported as tars to $(AGENT_TOOLCHAINS_DIR); the agents scenario loads them (air-gapped style).
+AGENT_TOOLCHAINS_DIR ?= /var/tmp/aisbench-images/agents
+agent-toolchain-tars: venv images
+	$(BIN)/ansible-playbook tests/images/agent-toolchains.yml -e baked_images_toolchain_export_dir=$(AGENT_TOOLCHAINS_DIR)
+
 lint: venv
 	$(BIN)/yamllint -s .
 	$(BIN)/ansible-lint
@@ -84,7 +90,7 @@ test: venv images
 	@start=$$(date +%s); $(MAKE) --no-print-directory integration; echo "=== integration: $$(( $$(date +%s) - start )) s"
 	@start=$$(date +%s); $(MAKE) --no-print-directory molecule; echo "=== molecule: $$(( $$(date +%s) - start )) s"
 
-bench: venv images runtime-image-tar
+bench: venv images runtime-image-tar agent-toolchain-tars
 	$(BIN)/python bench/run.py
 
 # Reports go to ./reports/<night>/ (fleet-report.md, .csv, .json, .html).

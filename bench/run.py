@@ -8,6 +8,8 @@
    then the idempotent rerun and the facts play limited to the first N targets.
 3. harbor: harbor_job_info's summary (module_utils/harbor_results) on 1k/10k/100k synthetic
    trials against a naive summarize script (bench/harbor_summary.py).
+4. agents: the real mini-swe-agent and Qwen Code on a sample task, offline, on their baked toolchains and with
+   Harbor's own per-trial install, side by side (bench/agents.yml, bench/agents.py): Harbor's phase times.
 
 Targets are privileged containers from aisbench-test/debian-systemd:13 (systemd PID 1) on this
 machine's engine, named aisbench-bench-*, reached with community.docker.docker and removed at
@@ -36,6 +38,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
+import agents as agents_bench  # noqa: E402  pylint: disable=wrong-import-position
 import harbor_summary  # noqa: E402  pylint: disable=wrong-import-position
 
 TARGET_IMAGE = "aisbench-test/debian-systemd:13"
@@ -391,6 +394,28 @@ def render_markdown(results):
                       _measured({"measured_at": results["harbor_measured_at"], "command": results["harbor_command"]})),
             "",
         ]
+    agents = results.get("agents")
+    if agents:
+        out += [
+            "## Real agents offline: baked toolchain vs Harbor's own install",
+            "",
+            "The real mini-swe-agent 2.4.6 and Qwen Code 0.24.4 on the sample task hello-pass, with the scripted model "
+            "endpoint on the trials' only network (internal: no route to the Internet, as on a mirror-only site). "
+            "`baked`: the toolchains of `make agent-toolchain-tars`, mounted read-only (`agent_toolchains: required`, "
+            "%d attempts each, one trial at a time); `stock`: Harbor's own install in the trial "
+            "(`agent_toolchains: off`, one attempt each). Seconds are Harbor's own phase timestamps from each "
+            "trial's result.json (median per agent); total is the trial's started_at to finished_at." % agents["attempts"],
+            "",
+            "| agent | install | trials | environment setup | agent setup | agent execution | verifier | trial total | outcome |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---|",
+        ]
+        for mode in ("baked", "stock"):
+            for agent, row in sorted(agents[mode].items()):
+                cells = ["%.1f s" % row[key] if row[key] is not None else "-" for key in
+                         ("environment_setup", "agent_setup", "agent_execution", "verifier", "total")]
+                out.append("| %s | %s | %d | %s | %s |" % (agent, mode, row["trials"], " | ".join(cells),
+                                                          ", ".join(row["outcomes"])))
+        out += ["", "Whole part: %.0f s. %s" % (agents["wall_seconds"], _measured(agents)), ""]
     out += [
         "## How to read them",
         "",
@@ -432,6 +457,8 @@ def parse_args(argv=None):
     parser.add_argument("--skip-single", action="store_true")
     parser.add_argument("--skip-fleet", action="store_true")
     parser.add_argument("--skip-harbor", action="store_true")
+    parser.add_argument("--skip-agents", action="store_true")
+    parser.add_argument("--agent-attempts", type=int, default=2, help="baked trials per agent (default: 2)")
     parser.add_argument("--output", default=os.path.join(ROOT, "docs", "performance.md"),
                         help="Markdown report, or a JSON copy of the results if the path ends in .json")
     parser.add_argument("--render-only", action="store_true", help="rewrite --output from .cache/bench/results.json")
@@ -487,6 +514,10 @@ def main(argv=None):
         rows = harbor_summary.run_benchmark(args.harbor_sizes, args.harbor_repeat, log=log)
         results.update(harbor=rows, harbor_repeat=args.harbor_repeat, harbor_measured_at=now(), harbor_command=command,
                        harbor_load=[before, load_snapshot()])
+        save()
+    if not args.skip_agents:
+        rows = agents_bench.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-agents"), args.agent_attempts, log)
+        results["agents"] = dict(rows, measured_at=now(), command=command)
         save()
     if not args.skip_single:
         results["single"] = dict(bench_single(args, debs, workdir), measured_at=now(), command=command)

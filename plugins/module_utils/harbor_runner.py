@@ -27,6 +27,11 @@ import stat
 import subprocess
 import time
 
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.agent_toolchains import (
+    LABEL_AGENT,
+    parse_toolchain_volumes,
+)
+
 # One safe path component: no separators, no "..", no spaces, no leading "-" or ".".
 JOB_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*\Z")
 JOB_NAME_MAX = 128
@@ -362,6 +367,24 @@ class Runtime:
             close_fds=True, start_new_session=True, cwd=workdir or None, env=child_env,
         )
         return script
+
+    def toolchains(self):
+        """The baked agent toolchains on the engine Harbor's trials run on (from its volumes' labels)."""
+        docker = self.docker if not self.container else "docker"
+        rc, out, err = self.run([docker, "volume", "ls", "--quiet", "--filter", "label=" + LABEL_AGENT], check=False)
+        if rc != 0:
+            raise HarborJobError("cannot list the agent toolchain volumes: %s" % (err or out).strip())
+        names = sorted(set(out.split()))
+        if not names:
+            return []
+        rc, out, err = self.run([docker, "volume", "inspect"] + names, check=False)
+        try:
+            volumes = json.loads(out) if rc == 0 else None
+        except ValueError:
+            volumes = None
+        if not isinstance(volumes, list):
+            raise HarborJobError("cannot read the agent toolchain volumes %s: %s" % (", ".join(names), (err or out).strip()[-500:]))
+        return parse_toolchain_volumes(volumes)
 
     def compose_projects(self):
         argv = [self.docker if not self.container else "docker", "ps", "-a", "--filter", "label=com.docker.compose.project",

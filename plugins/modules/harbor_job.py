@@ -126,6 +126,20 @@ options:
         would expand.
     type: dict
     default: {}
+  agent_toolchains:
+    description:
+      - V(required) (the default) maps every agent of the config that Harbor would install inside each trial (all
+        agents but C(oracle), C(nop) and C(import_path) agents) to the collection's Harbor class for its baked
+        toolchain, read from the toolchain volumes on the engine that runs the trials (built by the baked_images
+        role), and mounts those volumes
+        read-only into the trial containers with a Docker Compose overlay. An agent without a toolchain (or without
+        the version its C(kwargs.version) asks for) refuses the job before anything is written or started.
+      - Agents keep the names Harbor gives them (C(mini-swe-agent), C(qwen-coder), C(aider), C(openhands), ...), in
+        the config and in the results.
+      - V(off) passes the agents to Harbor as they are, which installs them from the Internet in every trial.
+    type: str
+    choices: [required, "off"]
+    default: required
   chdir:
     description: Working directory of Harbor, where relative paths in the config are resolved.
     type: str
@@ -161,6 +175,8 @@ notes:
     the Docker Compose projects named after the job's trials, and so does a resume of an interrupted job.
   - Set C(LITELLM_LOCAL_MODEL_COST_MAP=True) in O(env) on hosts without Internet access, or Harbor spends several
     seconds per run trying to download a model price list.
+  - With O(agent_toolchains=required) the module lists the toolchain volumes with the C(docker) CLI where Harbor runs
+    (inside O(container), or on the target), so it sees the engine Harbor's trials use.
 requirements:
   - Harbor (C(pip install harbor), Python 3.12 or later) where Harbor runs, with the Docker CLI and Docker Compose v2
     for Harbor's docker environment.
@@ -327,9 +343,30 @@ state_file:
   returned: always
   type: str
 matrix_path:
-  description: The filtered or inline config the module wrote for Harbor, as seen where Harbor runs.
+  description: The filtered, inline or agent-mapped config the module wrote for Harbor, as seen where Harbor runs.
   returned: when the module wrote one
   type: str
+toolchains:
+  description: The baked agent toolchains the submitted job uses (see O(agent_toolchains)).
+  returned: when the module submitted a job (or would, in check mode) whose agents need toolchains
+  type: list
+  elements: dict
+  contains:
+    agent:
+      description: The agent name, as in the config and in Harbor's results.
+      type: str
+    version:
+      description: The agent version baked in the toolchain.
+      type: str
+    volume:
+      description: The volume mounted read-only into the trial containers.
+      type: str
+    import_path:
+      description: The Harbor class that runs the agent on the toolchain.
+      type: str
+    mount:
+      description: Where the toolchain is mounted in the trial containers.
+      type: str
 """
 
 import json
@@ -338,6 +375,10 @@ import signal
 import time
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.agent_toolchains import (
+    needs_toolchain,
+    use_baked_toolchains,
+)
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import (
     job_damage,
     path_problem,
@@ -526,19 +567,40 @@ class HarborJob:
             raise HarborJobError("the job config %s is not a mapping" % path)
 
     def config_for_harbor(self):
-        """(path passed to -c, matrix to write or None)."""
+        """(path passed to -c, matrix to write or None, toolchain overlay to write or None)."""
         params = self.module.params
         config = params["config"]
         if config is None or config == "":
             raise HarborJobError("config is required to submit job %s (it does not exist yet)" % self.name)
         if isinstance(config, dict):
-            return self.files.harbor("matrix.json"), filter_matrix(config, params["datasets"], params["agents"])
-        if not isinstance(config, str):
+            path, matrix = self.files.harbor("matrix.json"), filter_matrix(config, params["datasets"], params["agents"])
+        elif not isinstance(config, str):
             raise HarborJobError("config must be a path or a mapping, got %s" % type(config).__name__)
-        if not params["datasets"] and not params["agents"]:
+        elif not params["datasets"] and not params["agents"]:
             self.check_config_file(config)
-            return config, None
-        return self.files.harbor("matrix.json"), filter_matrix(self.load_config(config), params["datasets"], params["agents"])
+            path, matrix = config, None
+        else:
+            path = self.files.harbor("matrix.json")
+            matrix = filter_matrix(self.load_config(config), params["datasets"], params["agents"])
+        if params["agent_toolchains"] == "off":
+            return path, matrix, None
+        if matrix is not None:
+            source = matrix
+        elif self.module.check_mode and not self.container and not os.path.exists(os.path.join(params["chdir"] or "", config)):
+            return path, None, None  # written by an earlier task of this check run: its agents are not known yet
+        else:
+            source = self.load_config(config)
+        if not any(needs_toolchain(entry) for entry in source.get("agents") or []):
+            return path, matrix, None
+        mapped, overlay, problems, used = use_baked_toolchains(
+            source, self.runtime.toolchains(), self.files.harbor("toolchains-compose.json"))
+        if problems:
+            raise HarborJobError(
+                "job %s refused before it started: %s. Bake the agents with the baked_images role (baked_images_agents, "
+                "see docs/agents.md), or set agent_toolchains: off where trials may install agents from the Internet"
+                % (self.name, "; ".join(problems)))
+        self.result["toolchains"] = used
+        return self.files.harbor("matrix.json"), mapped, overlay
 
     def env_file_for(self, resume):
         """(file for docker exec --env-file, file for harbor --env-file, variables for the process env)."""
@@ -550,7 +612,7 @@ class HarborJob:
             return None, None, self.env
         return None, self.files.host("env"), None
 
-    def launch(self, harbor_argv, action, docker_env_file, process_env, matrix=None):
+    def launch(self, harbor_argv, action, docker_env_file, process_env, matrix=None, overlay=None):
         """Start Harbor detached and wait until it has started the job."""
         params = self.module.params
         pidfile = self.files.harbor("harbor.pid")
@@ -567,6 +629,8 @@ class HarborJob:
             return
         self.runtime.require_executable("harbor_executable", self.harbor)
         self.files.ensure_dir()
+        if overlay is not None:
+            write_file(self.files.host("toolchains-compose.json"), json.dumps(overlay, indent=2, sort_keys=True) + "\n", 0o644)
         if matrix is not None:
             write_file(self.files.host("matrix.json"), json.dumps(matrix, indent=2, sort_keys=True) + "\n", 0o644)
         if self.env:
@@ -635,7 +699,7 @@ class HarborJob:
         return "The Harbor process it started was stopped (pid %s); nothing keeps running." % ", ".join(str(p) for p in pids)
 
     def submit(self, submission):
-        config_path, matrix = submission
+        config_path, matrix, overlay = submission
         docker_env_file, harbor_env_file, process_env = self.env_file_for(resume=False)
         argv = start_command(
             self.harbor, self.spelling(), config_path, self.name, self.jobs_dir,
@@ -644,7 +708,7 @@ class HarborJob:
         )
         if matrix is not None:
             self.result["matrix_path"] = config_path
-        self.launch(argv, "submitted", docker_env_file, process_env, matrix=matrix)
+        self.launch(argv, "submitted", docker_env_file, process_env, matrix=matrix, overlay=overlay)
 
     def resume(self):
         self.result["removed_projects"] = self.remove_leftovers()
@@ -805,6 +869,7 @@ def main():
             concurrency=dict(type="int"),
             extra_args=dict(type="list", elements="str", default=[]),
             env=dict(type="dict", default={}, no_log=True),
+            agent_toolchains=dict(type="str", default="required", choices=["required", "off"]),
             chdir=dict(type="str"),
             retry_exceptions=dict(type="list", elements="str", default=[]),
             timeout=dict(type="int", default=7200),

@@ -5,6 +5,8 @@
 #   local/busybox:latest               Debian's busybox-static alone (2 MB): a container to run in tests
 #   $work/debian-12-minbase.tar         docker save of local/debian:12-minbase: the sample tasks' upstream image,
 #                                       loaded by baked_images in the demo and e2e targets (air-gapped style)
+#   $work/debian-13-minbase.tar         docker save of local/debian:13-minbase: the agent toolchains' builder base,
+#                                       loaded by baked_images in the agents target
 # Images that already exist are kept (FORCE=1 rebuilds).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,12 +47,14 @@ if ! have local/busybox:latest; then
   echo "images: local/busybox:latest built"
 fi
 
-minbase_tar="$work/debian-12-minbase.tar"
-minbase_id=$(docker image inspect -f '{{.Id}}' local/debian:12-minbase)
-if [ ! -s "$minbase_tar" ] || [ "$(cat "$minbase_tar.id" 2>/dev/null)" != "$minbase_id" ]; then
-  docker save -o "$minbase_tar.tmp" local/debian:12-minbase && chmod 0644 "$minbase_tar.tmp" && mv "$minbase_tar.tmp" "$minbase_tar"
-  echo "$minbase_id" >"$minbase_tar.id"
-  echo "images: $minbase_tar written"
-fi
+for version in 12 13; do
+  minbase_tar="$work/debian-$version-minbase.tar"
+  minbase_id=$(docker image inspect -f '{{.Id}}' "local/debian:$version-minbase")
+  if [ ! -s "$minbase_tar" ] || [ "$(cat "$minbase_tar.id" 2>/dev/null)" != "$minbase_id" ]; then
+    docker save -o "$minbase_tar.tmp" "local/debian:$version-minbase" && chmod 0644 "$minbase_tar.tmp" && mv "$minbase_tar.tmp" "$minbase_tar"
+    echo "$minbase_id" >"$minbase_tar.id"
+    echo "images: $minbase_tar written"
+  fi
+done
 
 docker images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "^(local/|aisbench-test/)" | sort

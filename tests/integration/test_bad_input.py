@@ -67,9 +67,19 @@ CASES = {
         "role": "qemu_binfmt",
         "vars": {"qemu_binfmt_mode": "yes", "qemu_binfmt_arches": ["pdp11"]},
     },
-    "unknown-agent-template": {
+    "unknown-agent": {
         "role": "baked_images",
         "vars": {"baked_images_cases": [{"dataset": "demo", "id": "case-1"}], "baked_images_agents": ["nosuchagent"]},
+    },
+    "case-with-agents": {
+        "role": "baked_images",
+        "vars": {"baked_images_cases": [{"dataset": "demo", "id": "case-1", "agents": ["aider"]}]},
+    },
+    "agent-recipe-bad-check": {
+        "role": "baked_images",
+        "vars": {"baked_images_agents": ["mine"], "baked_images_agent_versions": {"mine": "1.0"},
+                 "baked_images_agent_recipes": {"mine": {"import_path": "my_agents:Mine", "python_packages": ["mine"],
+                                                         "check": ["/usr/bin/mine"]}}},
     },
     "relative-bind-path": {
         "role": "runtime_container",
@@ -91,6 +101,11 @@ CASES = {
     },
     "no-agent-matches": {
         "module": "harbor_job", "args": {"name": "nightly", "config": "<good config>", "agents": ["openhands"]},
+    },
+    "agent-not-baked": {
+        "module": "harbor_job", "args": {"name": "nightly", "config": {
+            "agents": [{"name": "claude-code", "model_name": "anthropic/claude"}],
+            "datasets": [{"path": "/opt/swebench/tasks/hello"}]}},
     },
     "corrupt-result-json": {"module": "harbor_job_info", "args": {}},
     "daemon-log-max-size": {

@@ -1,43 +1,43 @@
 """The baked_images Dockerfile templates, rendered by Ansible's own templating engine."""
 
+import json
 from pathlib import Path
 
 import pytest
 import yaml
 from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar, trust_as_template
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.agent_toolchains import toolchain_plan
 
 ROLE = Path(__file__).resolve().parents[2] / "roles/baked_images"
-AGENTS = ("aider", "mini-swe-agent", "openhands", "qwen-code")
-PACKAGES = {
-    "aider": '"aider-chat==0.86.2"',
-    "mini-swe-agent": '"mini-swe-agent==2.4.6"',
-    "openhands": '"openhands-ai==1.11.0"',
-    "qwen-code": '"@qwen-code/qwen-code@0.24.4"',
-}
+DEFAULTS = yaml.safe_load((ROLE / "defaults/main.yml").read_text())
+RECIPES = yaml.safe_load((ROLE / "vars/main.yml").read_text())["__baked_images_agent_recipes"]
+AGENTS = ("aider", "mini-swe-agent", "openhands", "qwen-coder")
 
 
 def render(path, **overrides):
-    variables = yaml.safe_load((ROLE / "defaults/main.yml").read_text())
+    variables = dict(DEFAULTS)
     variables.update(
         baked_images_from="swebench/ds-case-base:latest",
         baked_images_case={"dataset": "ds", "id": "case__1"},
-        baked_images_agent="",
-        baked_images_agent_version="",
+        baked_images_toolchain={},
         baked_images_ca_files=[],
         baked_images_pip_args="",
-        baked_images_npm_args="",
     )
     variables.update(overrides)
     templar = Templar(loader=DataLoader(), variables=variables)
     return templar.template(trust_as_template(path.read_text()))
 
 
-def test_every_builtin_agent_has_a_template_and_a_pinned_version():
-    found = sorted(p.name.removesuffix(".Dockerfile.j2") for p in (ROLE / "templates/agents").glob("*.Dockerfile.j2"))
-    assert found == sorted(AGENTS)
-    versions = yaml.safe_load((ROLE / "defaults/main.yml").read_text())["baked_images_agent_versions"]
-    assert sorted(versions) == sorted(AGENTS)
+def planned(agent, **overrides):
+    return toolchain_plan([agent], DEFAULTS["baked_images_agent_versions"], RECIPES, [],
+                          default_template=str(ROLE / "templates/toolchain.Dockerfile.j2"),
+                          build_files=[str(ROLE / "files/aisbench-toolchain")], **overrides)[0]
+
+
+def test_every_builtin_agent_has_a_recipe_and_a_version():
+    assert sorted(RECIPES) == sorted(AGENTS)
+    assert sorted(DEFAULTS["baked_images_agent_versions"]) == sorted(AGENTS)
 
 
 def test_base_template():
@@ -50,56 +50,40 @@ def test_base_template():
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_agent_template_pins_its_version(agent):
-    versions = yaml.safe_load((ROLE / "defaults/main.yml").read_text())["baked_images_agent_versions"]
-    text = render(ROLE / f"templates/agents/{agent}.Dockerfile.j2", baked_images_agent=agent, baked_images_agent_version=versions[agent])
+def test_toolchain_template(agent):
+    entry = planned(agent)
+    text = render(ROLE / "templates/toolchain.Dockerfile.j2", baked_images_toolchain=entry)
     froms = [line for line in text.splitlines() if line.startswith("FROM ")]
-    assert froms[-1] == "FROM swebench/ds-case-base:latest"
-    assert PACKAGES[agent] in text
-    assert f'org.aisbench.agent="{agent}"' in text
+    assert froms == ["FROM %s AS build" % entry["base"], "FROM scratch"]
+    assert "COPY --from=build /opt/aisbench-agents/%s /opt/aisbench-agents/%s" % (agent, agent) in text
+    for package in entry["python_packages"] + entry["npm_packages"]:
+        assert package in text
+    assert 'org.aisbench.toolchain.agent="%s"' % agent in text
+    assert 'org.aisbench.toolchain.hash="%s"' % entry["hash"] in text
+    cmd = json.loads(text.rstrip().splitlines()[-1].removeprefix("CMD "))
+    assert cmd == entry["manifest"]["check"] and cmd[0] == "/opt/aisbench-agents/%s/%s" % (agent, RECIPES[agent]["check"][0])
     assert "COPY ca-certificates/" not in text
-    assert text.rstrip().endswith("WORKDIR /testbed")
 
 
-@pytest.mark.parametrize("agent", AGENTS)
-def test_agent_template_adds_ca_certificates(agent):
-    text = render(ROLE / f"templates/agents/{agent}.Dockerfile.j2", baked_images_agent=agent, baked_images_ca_files=["corp.crt"])
+def test_toolchain_template_versions_and_bases():
+    mini = render(ROLE / "templates/toolchain.Dockerfile.j2", baked_images_toolchain=planned("mini-swe-agent"))
+    assert "mini-swe-agent==2.4.6 'litellm[mcp]' orjson fastapi" in mini
+    assert "FROM debian:13-slim AS build" in mini
+    aider = render(ROLE / "templates/toolchain.Dockerfile.j2", baked_images_toolchain=planned("aider"))
+    assert "FROM debian:12-slim AS build" in aider  # aider-chat needs Python < 3.13
+    qwen = render(ROLE / "templates/toolchain.Dockerfile.j2", baked_images_toolchain=planned("qwen-coder"))
+    assert "--node-version 22.23.5 --npm-version 10.9.9" in qwen
+    assert "@qwen-code/qwen-code@0.24.4" in qwen
+    assert "python3-venv" not in qwen
+    openhands = render(ROLE / "templates/toolchain.Dockerfile.j2", baked_images_toolchain=planned("openhands"))
+    assert "tools /opt/aisbench-agents/openhands tmux" in openhands
+
+
+def test_toolchain_template_ca_certificates_and_mirrors():
+    text = render(ROLE / "templates/toolchain.Dockerfile.j2", baked_images_toolchain=planned("mini-swe-agent"),
+                  baked_images_ca_files=["corp.crt"], baked_images_pip_args="--index-url https://pypi.corp/simple")
     assert "COPY ca-certificates/ /usr/local/share/ca-certificates/aisbench/" in text
-    assert "update-ca-certificates" in text
-
-
-@pytest.mark.parametrize("agent", AGENTS)
-def test_agent_template_refuses_another_agent(agent):
-    other = "aider" if agent != "aider" else "qwen-code"
-    with pytest.raises(Exception, match=f"{agent}.Dockerfile.j2 builds agent {agent}, not {other}"):
-        render(ROLE / f"templates/agents/{agent}.Dockerfile.j2", baked_images_agent=other)
-
-
-def test_pip_and_npm_mirror_arguments_reach_the_install():
-    pip = render(
-        ROLE / "templates/agents/mini-swe-agent.Dockerfile.j2",
-        baked_images_agent="mini-swe-agent",
-        baked_images_agent_version="2.4.6",
-        baked_images_pip_args="--index-url https://pypi.corp/simple",
-    )
-    assert '--index-url https://pypi.corp/simple "mini-swe-agent==2.4.6"' in pip
-    npm = render(
-        ROLE / "templates/agents/qwen-code.Dockerfile.j2",
-        baked_images_agent="qwen-code",
-        baked_images_agent_version="0.24.4",
-        baked_images_npm_args="--registry https://npm.corp/",
-    )
-    assert '--registry https://npm.corp/ "@qwen-code/qwen-code@0.24.4"' in npm
-
-
-def test_qwen_code_node_from_an_image():
-    text = render(
-        ROLE / "templates/agents/qwen-code.Dockerfile.j2",
-        baked_images_agent="qwen-code",
-        baked_images_nodejs_source="image",
-        baked_images_nodejs_image="registry.corp/node:22-bookworm-slim",
-    )
-    froms = [line for line in text.splitlines() if line.startswith("FROM ")]
-    assert froms == ["FROM registry.corp/node:22-bookworm-slim AS nodejs", "FROM swebench/ds-case-base:latest"]
-    assert "COPY --from=nodejs /usr/local/bin/node /usr/local/bin/node" in text
-    assert "nodejs npm" not in text
+    assert "-- --index-url https://pypi.corp/simple \\\n      mini-swe-agent==2.4.6" in text
+    qwen = render(ROLE / "templates/toolchain.Dockerfile.j2", baked_images_toolchain=planned("qwen-coder"),
+                  baked_images_npm_registry="https://npm.corp/")
+    assert "--registry https://npm.corp/" in qwen

@@ -1,0 +1,80 @@
+"""`make bench`, part "agents": per-trial phase times of real agents, baked toolchain vs Harbor's own install.
+
+Runs bench/agents.yml (the real mini-swe-agent and Qwen Code on the sample task hello-pass, offline, with the
+scripted model endpoint) and reads every trial's result.json: Harbor's own phase timestamps are the numbers.
+"""
+
+import datetime
+import glob
+import json
+import os
+import statistics
+import subprocess
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PHASES = ("environment_setup", "agent_setup", "agent_execution", "verifier")
+CONTAINERS = ("aisbench-bench-model-endpoint", "aisbench-bench-agents-runtime")
+
+
+def _seconds(phase):
+    if not phase or not phase.get("started_at") or not phase.get("finished_at"):
+        return None
+    parse = lambda text: datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))  # noqa: E731
+    return (parse(phase["finished_at"]) - parse(phase["started_at"])).total_seconds()
+
+
+def trial_times(result):
+    """Phase seconds of one trial result (None for a phase that did not run), its total and outcome."""
+    row = {phase: _seconds(result.get(phase)) for phase in PHASES}
+    row["total"] = _seconds(result)
+    exception = result.get("exception_info") or {}
+    rewards = (result.get("verifier_result") or {}).get("rewards") or {}
+    row["outcome"] = exception.get("exception_type") or "reward %s" % rewards.get("reward")
+    row["agent"] = (result.get("agent_info") or {}).get("name")
+    return row
+
+
+def summarize(rows):
+    """Per agent: the median of each phase over its trials, and the outcomes."""
+    by_agent = {}
+    for row in rows:
+        by_agent.setdefault(row["agent"], []).append(row)
+    summary = {}
+    for agent, trials in sorted(by_agent.items()):
+        entry = {"trials": len(trials), "outcomes": sorted({trial["outcome"] for trial in trials})}
+        for key in PHASES + ("total",):
+            values = [trial[key] for trial in trials if trial[key] is not None]
+            entry[key] = round(statistics.median(values), 1) if values else None
+        summary[agent] = entry
+    return summary
+
+
+def job_trials(job_dir):
+    rows = []
+    for path in sorted(glob.glob(os.path.join(job_dir, "*", "result.json"))):
+        with open(path) as handle:
+            rows.append(trial_times(json.load(handle)))
+    return rows
+
+
+def run_benchmark(workdir, attempts, log):
+    run_id = time.strftime("%Y%m%d-%H%M%S")
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"))
+    argv = [os.path.join(os.path.dirname(os.sys.executable), "ansible-playbook"), os.path.join(ROOT, "bench", "agents.yml"),
+            "-e", json.dumps({"bench_agents_dir": workdir, "bench_run_id": run_id, "bench_attempts": attempts})]
+    log("agents: %s" % " ".join(argv))
+    started = time.time()
+    try:
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True)
+    finally:
+        subprocess.run(["docker", "rm", "-f"] + list(CONTAINERS), capture_output=True)
+    if proc.returncode != 0:
+        raise SystemExit("bench/agents.yml failed:\n%s" % proc.stdout[-4000:])
+    jobs = os.path.join(workdir, "root", "jobs")
+    return {
+        "baked": summarize(job_trials(os.path.join(jobs, "bench-baked-" + run_id))),
+        "stock": summarize(job_trials(os.path.join(jobs, "bench-stock-" + run_id))),
+        "attempts": attempts,
+        "wall_seconds": round(time.time() - started, 1),
+    }

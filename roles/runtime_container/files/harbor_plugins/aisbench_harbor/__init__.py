@@ -1,0 +1,1 @@
+"""Harbor plugins of the aisbench.agent_runtime collection (agents on baked toolchains)."""
