@@ -517,7 +517,11 @@ def _config_labels(config):
         raw_agents = [{"name": DEFAULT_AGENT}]
     for agent in raw_agents:
         agent = _as_dict(agent)
-        agents.append(str(agent.get("name") or DEFAULT_AGENT))
+        if agent.get("name"):
+            agents.append(str(agent["name"]))
+        elif not agent.get("import_path"):
+            agents.append(DEFAULT_AGENT)
+        # An import_path agent (harbor_job's baked toolchains among them) is named by its trials' agent_info.
         if agent.get("model_name"):
             models.append(str(agent["model_name"]))
     return benchmarks, agents, models

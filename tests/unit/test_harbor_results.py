@@ -555,3 +555,19 @@ def test_progress_of_a_running_job(jobs_dir):
     os.utime(os.path.join(path, "config.json"), (config_mtime + 100, config_mtime + 100))
     fresh = hr.job_progress(path, job, now=config_mtime + 120)
     assert fresh["eta_sec"] is None and fresh["line"].endswith("ETA unknown (no trial ended yet)")
+
+
+def test_import_path_agents_are_named_by_their_trials(jobs_dir):
+    """harbor_job maps named agents to import_path classes (baked toolchains): the config then names no agent, and
+    the job must not be listed under Harbor's default agent, oracle."""
+    job_path = os.path.join(jobs_dir, "nop-with-model")
+    config_path = os.path.join(job_path, "config.json")
+    with open(config_path) as handle:
+        config = json.load(handle)
+    config["agents"] = [{"import_path": "aisbench_harbor.agents:MiniSweAgent", "model_name": "openai/scripted"}]
+    with open(config_path, "w") as handle:
+        json.dump(config, handle)
+    job = hr.summarize_job(job_path)
+    assert "oracle" not in job["agents"]
+    assert job["agents"] == sorted(set(job["agents"])) and job["agents"]  # only the trials' own agent names
+    assert "openai/scripted" in job["models"]
