@@ -81,6 +81,8 @@ class BakedToolchainAgent:
                 "agent %s version %s was asked for, the baked toolchain has %s: bake that version "
                 "(baked_images_agent_versions) or drop the version from the matrix" % (self.name(), self._version, baked)
             )
+        # The toolchain's commands, and its tools where the image has none; then what Harbor's command line needs.
+        await self.link_toolchain(environment, manifest)
         missing = []
         for command in self.image_commands:
             found = await environment.exec(command="command -v %s" % shlex.quote(command))
@@ -91,7 +93,6 @@ class BakedToolchainAgent:
                 "the task image lacks %s, which Harbor's %s command line needs; add it to the task's image (L1)"
                 % (", ".join(missing), self.name())
             )
-        await self.link_toolchain(environment, manifest)
         check = manifest.get("check") or []
         if check:
             # The same check the toolchain passed when it was baked, now on the task's own image.
@@ -110,7 +111,7 @@ class QwenCode(BakedToolchainAgent, HarborQwenCode):
 
 
 class Aider(BakedToolchainAgent, HarborAider):
-    """Harbor's aider on the baked toolchain; aider itself needs git in the task image."""
+    """Harbor's aider on the baked toolchain; git comes from the task image, or from the toolchain where it has none."""
 
     image_commands = ("tee", "git")
 
