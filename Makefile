@@ -16,6 +16,7 @@ export ANSIBLE_FORCE_COLOR := 0
 
 # Scenario order: cheap ones first so a broken basic fails fast.
 SCENARIO_ORDER := docker_engine qemu_binfmt preflight nvidia_runtime harbor_modules runtime_image runtime_container agents e2e
+MOLECULE_LANES ?= 2
 SCENARIOS_PRESENT := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 SCENARIOS ?= $(filter $(SCENARIOS_PRESENT),$(SCENARIO_ORDER)) $(sort $(filter-out $(SCENARIO_ORDER),$(SCENARIOS_PRESENT)))
 
@@ -72,17 +73,11 @@ unit: venv
 integration: venv images
 	$(BIN)/pytest -q tests/integration
 
+# Scenarios run in MOLECULE_LANES lanes (each takes the next one when its last ends; tests/run_scenarios.py):
+# they mostly wait on engines, downloads and trials, so two lanes finish the suite sooner on two cores.
 molecule: venv runtime-image-tar
-	@failed=""; for scenario in $(SCENARIOS); do \
-	  start=$$(date +%s); \
-	  echo "=== molecule scenario $$scenario"; \
-	  if $(BIN)/molecule test -s $$scenario; then \
-	    echo "=== scenario $$scenario passed in $$(( $$(date +%s) - start )) s"; \
-	  else \
-	    echo "=== scenario $$scenario FAILED after $$(( $$(date +%s) - start )) s"; failed="$$failed $$scenario"; \
-	  fi; \
-	done; \
-	if [ -n "$$failed" ]; then echo "=== failed scenarios:$$failed"; exit 1; fi
+	$(BIN)/python tests/run_scenarios.py --lanes $(MOLECULE_LANES) --log-dir .cache/molecule-logs \
+	  --command '$(BIN)/molecule test -s {}' $(SCENARIOS)
 
 test: venv images
 	@start=$$(date +%s); $(MAKE) --no-print-directory lint; echo "=== lint: $$(( $$(date +%s) - start )) s"
