@@ -19,7 +19,7 @@ description:
     temporary directory, executes it and checks its output, which proves the kernel runs that architecture
     (natively or through a handler). The native probe always runs when O(probe_native=true).
   - Changes nothing on the host; the temporary directory is removed.
-author: aisbench maintainers
+author: aisbench maintainers (!UNKNOWN)
 options:
   probe:
     description: Architectures whose probe executable to run (any spelling C(aisbench.agent_runtime.qemu_arch) accepts).
@@ -58,6 +58,8 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
+  diff_mode:
+    support: none
   platform:
     platforms: posix
 """
