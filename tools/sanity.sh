@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 collection=$work/ansible_collections/aisbench/agent_runtime
 mkdir -p "$collection"
 git -C "$root" ls-files -z --cached --others --exclude-standard \
-  | (cd "$root" && tar --null --files-from=- --create --file=-) \
+  | (cd "$root" && tar --null --files-from=- --ignore-failed-read --create --file=- 2>/dev/null) \
   | tar --extract --file=- --directory="$collection"
 
 cd "$collection"

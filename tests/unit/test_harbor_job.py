@@ -8,6 +8,7 @@ real finished, errored and interrupted fixture jobs, which need no Harbor proces
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 import pytest
@@ -25,6 +26,17 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runn
 from ansible_collections.aisbench.agent_runtime.plugins.modules import harbor_job  # noqa: E402
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "harbor")
+
+
+def docker_engine_reachable():
+    docker = shutil.which("docker")
+    return bool(docker) and subprocess.run([docker, "info", "--format", "{{.ServerVersion}}"], capture_output=True,
+                                           timeout=60, check=False).returncode == 0
+
+
+# Resume and cancel ask the engine which compose projects run; the container check asks it about the container.
+needs_docker = pytest.mark.skipif(not docker_engine_reachable(),
+                                  reason="needs the docker CLI and a reachable Docker engine (make lint unit without Docker)")
 SECRET = "sk-test-do-not-print-4242"
 
 
@@ -105,6 +117,7 @@ def test_check_mode_returns_the_exact_command_for_an_inline_config(capsys, jobs_
     assert snapshot(jobs_dir) == before
 
 
+@needs_docker
 def test_check_mode_in_a_container_and_with_a_file_config(capsys, jobs_dir, tmp_path):
     matrix = tmp_path / "matrix.yaml"
     shutil.copy(os.path.join(FIXTURES, "matrices", "errored.yaml"), str(matrix))
@@ -163,6 +176,7 @@ def test_resumed_leaves_a_finished_job_without_retryable_trials_alone(capsys, jo
     assert rc == 0 and result["changed"] is False and result["job_state"] == "finished"
 
 
+@needs_docker
 def test_resumed_reruns_trials_that_failed_with_a_listed_exception(capsys, jobs_dir):
     rc, result, _unused = run_module(capsys, base(jobs_dir, name="errored", state="resumed",
                                                   retry_exceptions=["RuntimeError"], _ansible_check_mode=True))
@@ -171,6 +185,7 @@ def test_resumed_reruns_trials_that_failed_with_a_listed_exception(capsys, jobs_
                                  "-f", "CancelledError", "-f", "RuntimeError"]
 
 
+@needs_docker
 def test_interrupted_job_is_resumed_not_resubmitted(capsys, jobs_dir):
     rc, result, _unused = run_module(capsys, base(jobs_dir, name="interrupted", state="finished",
                                                   config={"agents": []}, _ansible_check_mode=True))
@@ -186,6 +201,7 @@ def test_resuming_a_missing_job_fails(capsys, jobs_dir):
     assert rc == 1 and result["msg"] == "job ghost does not exist in %s: nothing to resume" % jobs_dir
 
 
+@needs_docker
 def test_cancelling_a_job_that_does_not_run_changes_nothing(capsys, jobs_dir):
     """Looks for the job's leftover trial containers on the real engine, finds none."""
     before = snapshot(jobs_dir)
