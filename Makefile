@@ -20,12 +20,12 @@ MOLECULE_LANES ?= 2
 SCENARIOS_PRESENT := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 SCENARIOS ?= $(filter $(SCENARIOS_PRESENT),$(SCENARIO_ORDER)) $(sort $(filter-out $(SCENARIO_ORDER),$(SCENARIOS_PRESENT)))
 
-.PHONY: help setup host venv collection images runtime-image-tar agent-toolchain-tars lint unit integration molecule test bench demo demo-clean clean
+.PHONY: help setup host venv collection images runtime-image-tar agent-toolchain-tars lint sanity unit integration molecule test bench demo demo-clean clean
 
 help:
 	@echo "make setup    install host prerequisites (root), the virtualenv and the local images"
 	@echo "make demo     provision a local target and run a nightly benchmark (the main job)"
-	@echo "make test     lint + unit + integration (bad input) + every Molecule scenario ($(SCENARIOS))"
+	@echo "make test     lint + sanity + unit + integration (bad input) + every Molecule scenario ($(SCENARIOS))"
 	@echo "make bench    performance benchmarks, written to docs/performance.md"
 
 setup: host venv images
@@ -66,6 +66,17 @@ lint: venv
 	$(BIN)/ansible-lint
 	$(BIN)/python -m compileall -q plugins tests bench
 
+# ansible-test sanity --local on a copy laid out as ansible_collections/aisbench/agent_runtime (tools/sanity.sh).
+# Its per-test virtualenvs (pinned by ansible-core's own sanity requirements) are created once from PyPI, then the
+# tests run offline. Known exceptions, each with its reason: tests/sanity/ignore-<ansible-core version>.txt.
+SANITY_VENVS := $(CURDIR)/.cache/ansible-test-home/primed
+sanity: venv $(SANITY_VENVS)
+	bash tools/sanity.sh
+
+$(SANITY_VENVS): $(VENV)/.installed tools/sanity.sh tools/sanity/get_pip_offline.py
+	bash tools/sanity.sh --prime-venvs
+	touch $@
+
 unit: venv
 	$(BIN)/pytest -q tests/unit
 
@@ -81,6 +92,7 @@ molecule: venv runtime-image-tar
 
 test: venv images
 	@start=$$(date +%s); $(MAKE) --no-print-directory lint; echo "=== lint: $$(( $$(date +%s) - start )) s"
+	@start=$$(date +%s); $(MAKE) --no-print-directory sanity; echo "=== sanity: $$(( $$(date +%s) - start )) s"
 	@start=$$(date +%s); $(MAKE) --no-print-directory unit; echo "=== unit: $$(( $$(date +%s) - start )) s"
 	@start=$$(date +%s); $(MAKE) --no-print-directory integration; echo "=== integration: $$(( $$(date +%s) - start )) s"
 	@start=$$(date +%s); $(MAKE) --no-print-directory molecule; echo "=== molecule: $$(( $$(date +%s) - start )) s"

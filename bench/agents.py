@@ -20,7 +20,10 @@ CONTAINERS = ("aisbench-bench-model-endpoint", "aisbench-bench-agents-runtime")
 def _seconds(phase):
     if not phase or not phase.get("started_at") or not phase.get("finished_at"):
         return None
-    parse = lambda text: datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))  # noqa: E731
+
+    def parse(text):
+        return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
     return (parse(phase["finished_at"]) - parse(phase["started_at"])).total_seconds()
 
 
@@ -66,9 +69,9 @@ def run_benchmark(workdir, attempts, log):
     log("agents: %s" % " ".join(argv))
     started = time.time()
     try:
-        proc = subprocess.run(argv, env=env, capture_output=True, text=True)
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     finally:
-        subprocess.run(["docker", "rm", "-f"] + list(CONTAINERS), capture_output=True)
+        subprocess.run(["docker", "rm", "-f"] + list(CONTAINERS), capture_output=True, check=False)
     if proc.returncode != 0:
         raise SystemExit("bench/agents.yml failed:\n%s" % proc.stdout[-4000:])
     jobs = os.path.join(workdir, "root", "jobs")

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Benchmark the Harbor job summary (plugins/module_utils/harbor_results.py).
 
 Generates synthetic Harbor job directories of 1k, 10k and 100k trials, shaped like the real
@@ -86,7 +85,7 @@ def generate_job(jobs_dir, name, n_trials, finished, tpl, seed=7):
         agent, model = AGENTS[index % len(AGENTS)]
         dataset = DATASETS[(index // len(AGENTS)) % len(DATASETS)]
         task = "task-%05d" % (index // (len(AGENTS) * len(DATASETS)))
-        trial = "%s__%s" % (task, "".join(rng.choice(SUFFIX_CHARS) for _ in range(7)))
+        trial = "%s__%s" % (task, "".join(rng.choice(SUFFIX_CHARS) for _unused in range(7)))
         trial_dir = os.path.join(job_dir, trial)
         os.makedirs(trial_dir)
         trial_config = copy.deepcopy(tpl["trial_config"])
@@ -214,7 +213,7 @@ def run_child(impl, job_dir, memory):
 
 
 def best_time(impl, job_dir, repeat):
-    return min(run_child(impl, job_dir, False)["seconds"] for _ in range(repeat))
+    return min(run_child(impl, job_dir, False)["seconds"] for _unused in range(repeat))
 
 
 def run_benchmark(sizes, repeat=3, workdir=None, log=None):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Benchmarks of aisbench.agent_runtime (`make bench`).
 
 1. single: playbooks/site.yml on one fresh Debian 13 target (first run = provisioning, then
@@ -284,6 +283,7 @@ def _seconds(value):
 def _load_note(runs):
     loads = [run[key]["loadavg_1m"] for run in runs for key in ("load_before", "load_after")]
     others = [run[key]["other_containers"] for run in runs for key in ("load_before", "load_after")]
+
     def span(low, high, fmt):
         return fmt % low if fmt % low == fmt % high else (fmt + "–" + fmt) % (low, high)
 
@@ -389,7 +389,7 @@ def render_markdown(results):
             harbor_summary.markdown_table(harbor).rstrip("\n"),
             "",
             "%s%s" % ("%s (before and after). " % _load_note([{"load_before": results["harbor_load"][0],
-                                                                 "load_after": results["harbor_load"][1]}])
+                                                               "load_after": results["harbor_load"][1]}])
                       if results.get("harbor_load") else "",
                       _measured({"measured_at": results["harbor_measured_at"], "command": results["harbor_command"]})),
             "",
@@ -414,7 +414,7 @@ def render_markdown(results):
                 cells = ["%.1f s" % row[key] if row[key] is not None else "-" for key in
                          ("environment_setup", "agent_setup", "agent_execution", "verifier", "total")]
                 out.append("| %s | %s | %d | %s | %s |" % (agent, mode, row["trials"], " | ".join(cells),
-                                                          ", ".join(row["outcomes"])))
+                                                           ", ".join(row["outcomes"])))
         load = ("%s (before and after). " % _load_note([{"load_before": agents["load"][0], "load_after": agents["load"][1]}])
                 if agents.get("load") else "")
         out += ["", "Whole part: %.0f s. %s%s" % (agents["wall_seconds"], load, _measured(agents)), ""]

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Write the variables table of every role into docs/roles/<role>.md from meta/argument_specs.yml.
 
 `python tools/role_docs.py` rewrites the files; `--check` exits 1 when one is out of date

@@ -194,4 +194,3 @@ class ActionModule(ActionBase):
         for warning in result["report_warnings"]:
             self._display.warning(warning)
         return result
-

@@ -28,6 +28,7 @@ __metaclass__ = type
 import csv
 import io
 import json
+import math
 import os
 import re
 
@@ -106,13 +107,13 @@ def _number(value, where):
     """A non-negative number or None (tokens, cost, seconds, reward sums)."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or value < 0:
         raise InputError("%s: expected a number, got %r" % (where, value))
     return value
 
 
 def _reward(value, where):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
         raise InputError("%s: expected a number, got %r" % (where, value))
     return value
 
@@ -1060,14 +1061,14 @@ def bar_chart(report):
         group = {"title": title, "y": y, "bars": []}
         bars = [("fleet", row, "fleet")] + [(h["host"], r, "failed" if h["status"] == "failed" else "host")
                                             for h, r in per_host.get(key, [])]
-        for label, bar, kind in bars:
+        for label, bar_row, kind in bars:
             y += step
-            length = int(round((bar["pass_at_1"] or 0) * CHART_BAR_WIDTH))
-            previous = bar.get("previous_pass_at_1")
+            length = int(round((bar_row["pass_at_1"] or 0) * CHART_BAR_WIDTH))
+            previous = bar_row.get("previous_pass_at_1")
             group["bars"].append({
                 "label": label, "kind": kind, "y": y, "top": y - CHART_BAR_HEIGHT + 3, "length": length,
-                "text": "%s (%d/%d)" % (fmt_rate(bar["pass_at_1"]), bar["n_pass"], bar["n_completed"]),
-                "title": "%s %s: %s (%s/%s)" % (title, label, fmt_rate(bar["pass_at_1"]), bar["n_pass"], bar["n_completed"]),
+                "text": "%s (%d/%d)" % (fmt_rate(bar_row["pass_at_1"]), bar_row["n_pass"], bar_row["n_completed"]),
+                "title": "%s %s: %s (%s/%s)" % (title, label, fmt_rate(bar_row["pass_at_1"]), bar_row["n_pass"], bar_row["n_completed"]),
                 "tick": None if previous is None else {
                     "x": CHART_LABEL_WIDTH + int(round(previous * CHART_BAR_WIDTH)), "y1": y - CHART_BAR_HEIGHT + 1,
                     "y2": y + 5, "title": "%s %s: previous night %s" % (title, label, fmt_rate(previous))},
@@ -1197,7 +1198,7 @@ def _md(value):
 def _md_table(table, empty="None."):
     if not table["rows"]:
         return [empty]
-    lines = ["| " + " | ".join(_md(h) for h in table["headers"]) + " |", "|" + "|".join("---" for _ in table["headers"]) + "|"]
+    lines = ["| " + " | ".join(_md(h) for h in table["headers"]) + " |", "|" + "|".join("---" for _unused in table["headers"]) + "|"]
     lines += ["| " + " | ".join(_md(cell) for cell in row) + " |" for row in table["rows"]]
     return lines
 

@@ -312,7 +312,7 @@ def trial_record(result, name):
     task = result.get("task_name")
     record = {
         "trial": str(result.get("trial_name") or name),
-        "task": str(task).split("/")[-1] if task else task_of_trial_name(name),
+        "task": str(task).rsplit("/", maxsplit=1)[-1] if task else task_of_trial_name(name),
         "key": (str(agent_info.get("name") or DEFAULT_AGENT), str(model) if model else None,
                 str(result.get("source") or "adhoc")),
         "rewards": _rewards_of(result),
@@ -1002,7 +1002,7 @@ def _md_cell(value):
 
 
 def _md_table(headers, rows):
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _unused in headers) + "|"]
     for row in rows:
         lines.append("| " + " | ".join(_md_cell(cell) for cell in row) + " |")
     return lines

@@ -359,6 +359,9 @@ class Runtime:
                 raise HarborJobError("cannot start Harbor in %s: %s" % (self.container, (err or out).strip()))
             return full
         child_env = dict(os.environ)
+        # Harbor's usage telemetry is off unless the task's environment sets HARBOR_TELEMETRY (the runtime container
+        # sets it from runtime_container_harbor_telemetry).
+        child_env.setdefault("HARBOR_TELEMETRY", "0")
         child_env.update(env or {})
         # A new session and no inherited descriptors: the job outlives the module and
         # Ansible does not wait for it.

@@ -121,7 +121,7 @@ def parse_os_release(text):
         line = line.strip()
         if not line or line.startswith("#") or "=" not in line:
             continue
-        key, _, value = line.partition("=")
+        key, _unused, value = line.partition("=")
         value = value.strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
             value = value[1:-1]
@@ -146,7 +146,7 @@ def check_os_release(os_release, supported):
     os_id = os_release.get("ID", "").lower()
     version = os_release.get("VERSION_ID", "")
     for entry in supported:
-        entry_id, _, entry_version = entry.lower().partition("-")
+        entry_id, _unused, entry_version = entry.lower().partition("-")
         if entry_id != os_id:
             continue
         # "debian" accepts every release; "debian-12" accepts 12 and 12.x; "ubuntu-24.04" only 24.04.
@@ -219,7 +219,7 @@ def check_docker(expected, probe):
     details = dict(probe)
     if probe.get("reachable"):
         return result("docker", PASS, "engine %s (API %s) answers at %s" % (probe.get("version"), probe.get("api_version"),
-                                                                          probe.get("docker_host")), **details)
+                                                                            probe.get("docker_host")), **details)
     why = "%s: %s" % (probe.get("docker_host"), probe.get("error"))
     if not expected:
         return result("docker", SKIP, "not reachable and not expected (docker_expected=false): %s" % why, **details)
@@ -309,7 +309,7 @@ def check_cuda(asked, outcome):
         return result("cuda", FAIL, "CUDA %s initialised but reports no device" % api, **outcome)
     if broken:
         return result("cuda", FAIL, "CUDA %s: %s" % (api, "; ".join("GPU %s %s: %s" % (d.get("index"), d.get("name"), d.get("error"))
-                                                                     for d in broken)), **outcome)
+                                                                    for d in broken)), **outcome)
     return result("cuda", PASS, "CUDA %s: %d device(s) passed a memory round trip (%s)" % (
         api, len(devices), ", ".join(sorted(set(d.get("name") or "?" for d in devices)))), **outcome)
 
@@ -570,7 +570,7 @@ def parse_smi_csv(text):
 def run_nvidia_smi(executable, timeout=20):
     try:
         completed = subprocess.run([executable, "--query-gpu=index,name,memory.total,driver_version", "--format=csv,noheader,nounits"],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return dict(error=_describe_error(exc), gpus=[])
     if completed.returncode != 0:
@@ -656,7 +656,7 @@ print(json.dumps({"driver_version": version.value, "devices": devices}))
 def probe_cuda(timeout=60, python=None):
     try:
         completed = subprocess.run([python or sys.executable, "-c", CUDA_PROBE], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   timeout=timeout)
+                                   timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return {"error": "CUDA probe did not finish within %d s (hung driver?)" % timeout}
     except OSError as exc:

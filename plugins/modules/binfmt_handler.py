@@ -25,7 +25,7 @@ description:
   - Reports enabled handlers, binfmt.d rules and binfmt-support entries that would take over native executables;
     with O(remove_native=true) unregisters them and keeps them from coming back at boot.
   - Never restarts C(systemd-binfmt.service), whose stop action unregisters every handler of the kernel.
-author: aisbench maintainers
+author: aisbench maintainers (!UNKNOWN)
 options:
   arches:
     description:
@@ -622,7 +622,7 @@ class Handler(object):
                              "it" if len(native) == 1 else "them", "it" if len(native) == 1 else "them"),
                           skipped_native=native)
             self.module.warn("skipping %s: this %s host runs %s natively" % (", ".join(native), host,
-                                                                            "it" if len(native) == 1 else "them"))
+                                                                             "it" if len(native) == 1 else "them"))
         self.result["skipped_native"] = native if params["state"] == "present" else []
 
         entries = [(arch, self.desired_entry(arch)) for arch in foreign] if params["state"] == "present" else []

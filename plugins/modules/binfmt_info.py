@@ -19,7 +19,7 @@ description:
     temporary directory, executes it and checks its output, which proves the kernel runs that architecture
     (natively or through a handler). The native probe always runs when O(probe_native=true).
   - Changes nothing on the host; the temporary directory is removed.
-author: aisbench maintainers
+author: aisbench maintainers (!UNKNOWN)
 options:
   probe:
     description: Architectures whose probe executable to run (any spelling C(aisbench.agent_runtime.qemu_arch) accepts).
@@ -58,6 +58,8 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
+  diff_mode:
+    support: none
   platform:
     platforms: posix
 """
@@ -151,16 +153,17 @@ def run_probe(directory, arch, entries, native, timeout):
         "native": native,
         "handlers": sorted(name for name, entry in entries.items() if entry.enabled and entry.matches(data)),
     }
+    # Not module.run_command: it has no timeout, and a probe under a broken emulator can hang. subprocess.run kills
+    # the probe when the timeout expires.
     try:
-        proc = subprocess.Popen([path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=directory)
         try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, err = proc.communicate()
-            err = err + b"\n(timed out after %d s)" % timeout
-        result.update(rc=proc.returncode, stdout=to_text(out, errors="replace"), stderr=to_text(err, errors="replace"))
-        result["ok"] = proc.returncode == 0 and out == expected
+            proc = subprocess.run([path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=directory, timeout=timeout,
+                                  check=False)
+            rc, out, err = proc.returncode, proc.stdout, proc.stderr
+        except subprocess.TimeoutExpired as exc:
+            rc, out, err = -9, exc.stdout or b"", (exc.stderr or b"") + b"\n(timed out after %d s)" % timeout
+        result.update(rc=rc, stdout=to_text(out, errors="replace"), stderr=to_text(err, errors="replace"))
+        result["ok"] = rc == 0 and out == expected
     except OSError as exc:
         # ENOEXEC: no handler for this architecture; EACCES: probe_dir is mounted noexec.
         result.update(rc=None, stdout="", stderr="exec failed: %s" % exc, ok=False)

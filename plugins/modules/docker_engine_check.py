@@ -23,7 +23,7 @@ description:
     runtime containers (containers labelled C(org.aisbench.runtime-container.mode), whose processes are listed with
     C(docker exec)).
   - Uses the C(docker) CLI of the target, as a user of the engine would.
-author: aisbench maintainers
+author: aisbench maintainers (!UNKNOWN)
 options:
   check:
     description: What to check.
@@ -46,6 +46,8 @@ options:
     description: Seconds the probe container may take.
     type: int
     default: 60
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
     support: full
@@ -53,6 +55,7 @@ attributes:
   diff_mode:
     support: none
   platform:
+    support: full
     platforms: posix
 """
 

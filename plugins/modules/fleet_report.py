@@ -138,13 +138,13 @@ requirements:
 seealso:
   - module: aisbench.agent_runtime.harbor_job_info
   - module: ansible.builtin.fetch
-author: aisbench maintainers
+author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
     support: full
-    details: Nothing is written; RV(changed) says whether a file or the link would change.
+    details: Nothing is written; C(changed) says whether a file or the link would change.
   diff_mode:
     support: full
     details: The diff shows C(fleet-report.md) before and after.

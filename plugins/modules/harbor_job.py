@@ -184,7 +184,7 @@ requirements:
   - C(sh) and C(/proc) where Harbor runs (Linux).
 seealso:
   - module: aisbench.agent_runtime.harbor_job_info
-author: aisbench maintainers
+author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 attributes:

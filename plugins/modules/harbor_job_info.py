@@ -18,7 +18,7 @@ description:
   - pass@1, the mean reward and the mean of every reward key follow Harbor's own Mean metric (see the notes); they
     equal the C(metrics) Harbor records in the job's C(result.json), for running and finished jobs alike.
   - With O(details) (the default) every trial's C(result.json) is read, for the outcome of every task, tokens, cost and
-    phase durations per benchmark, agent and model (RV(jobs[].evals[].tasks), RV(jobs[].evals[].durations)).
+    phase durations per benchmark, agent and model (C(tasks) and C(durations) in RV(jobs[].evals)).
     Without it a finished job is read from its job-level C(result.json) alone. A running or interrupted job, or one
     whose C(result.json) is missing or unreadable, is read from its trials' C(result.json) files as well.
   - A job whose files are missing or corrupt is reported with its RV(jobs[].error); the other jobs are summarized as
@@ -60,8 +60,8 @@ options:
       - The reward key pass@1 and the mean reward are computed on when a job's verifier writes several keys to
         C(reward.json).
       - Without it (or for an eval that does not record it) the key is C(reward) when recorded, else the only key,
-        else the first key in name order (the one Harbor's progress bar shows); RV(jobs[].evals[].primary_key_reason)
-        says which rule applied. Every key's mean is reported in RV(jobs[].evals[].rewards) either way.
+        else the first key in name order (the one Harbor's progress bar shows); C(primary_key_reason) in RV(jobs[].evals)
+        says which rule applied. Every key's mean is reported in C(rewards) of RV(jobs[].evals) either way.
     type: str
   output_timestamp:
     description:
@@ -73,7 +73,7 @@ notes:
     counts, errored and cancelled ones included, as in Harbor's Mean metric (a trial without rewards counts 0). A
     trial passes when its primary reward (O(reward_key)) is at least 1, whatever exception it also recorded. For 0/1
     rewards pass@1 equals Harbor's C(stats.evals[KEY].metrics[0].mean) (one key) or C(metrics[0][KEY]) (several);
-    RV(jobs[].evals[].mean_reward) equals it for any rewards. docs/harbor_modules.md lists every rule with the Harbor
+    C(mean_reward) in RV(jobs[].evals) equals it for any rewards. docs/harbor_modules.md lists every rule with the Harbor
     field it matches."
   - Field names follow Harbor 0.25's C(result.json), C(config.json) and C(lock.json).
 requirements:
@@ -81,7 +81,7 @@ requirements:
 seealso:
   - module: aisbench.agent_runtime.harbor_job
   - module: ansible.builtin.fetch
-author: aisbench maintainers
+author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 attributes:

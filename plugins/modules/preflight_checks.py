@@ -18,7 +18,7 @@ description:
   - Checks are C(commands), C(architecture), C(os_release), C(python), C(disk), C(binfmt_misc), C(docker),
     C(registry_mirrors), C(gpu), C(cuda) and C(clock).
   - The action plugin of the same name reads the controller's clock before and after the round trip for the C(clock) check.
-author: aisbench maintainers
+author: aisbench maintainers (!UNKNOWN)
 options:
   checks:
     description: Checks to run; the others are reported as C(SKIP).
@@ -144,7 +144,7 @@ checks:
   elements: dict
   contains:
     name: {description: Check name., type: str}
-    status: {description: PASS, FAIL or SKIP., type: str}
+    status: {description: 'PASS, FAIL or SKIP.', type: str}
     reason: {description: Why., type: str}
     required: {description: Whether a FAIL counts in failed_required., type: bool}
     details: {description: What was measured (check specific)., type: dict}

@@ -20,11 +20,11 @@ for version in 12 13; do
   suite=${suites[$version]}
   if ! have "local/debian:${version}-minbase"; then
     start=$(date +%s)
-    rm -rf "$work/$suite" && mkdir -p "$work"
+    rm -rf "${work:?}/$suite" && mkdir -p "$work"
     debootstrap --variant=minbase "$suite" "$work/$suite" "$mirror" >"$work/$suite.log" 2>&1 \
       || { tail -20 "$work/$suite.log" >&2; exit 1; }
     tar -C "$work/$suite" -c . | docker import -c 'CMD ["/bin/bash"]' - "local/debian:${version}-minbase" >/dev/null
-    rm -rf "$work/$suite"
+    rm -rf "${work:?}/$suite"
     echo "images: local/debian:${version}-minbase built in $(( $(date +%s) - start )) s"
   fi
 done

@@ -205,7 +205,7 @@ def run_play(tmp_path, play, inventory):
     (play_dir / "inventory.yml").write_text(json.dumps(inventory, indent=2))
     proc = subprocess.run(
         [ANSIBLE_PLAYBOOK, "-i", str(play_dir / "inventory.yml"), str(play_dir / "playbook.yml")],
-        cwd=str(play_dir), env=ansible_env(tmp_path), capture_output=True, text=True, timeout=300,
+        cwd=str(play_dir), env=ansible_env(tmp_path), capture_output=True, text=True, timeout=300, check=False,
     )
     try:
         report = json.loads(proc.stdout)
@@ -275,7 +275,7 @@ def target():
         subprocess.run(["docker", "exec", name, "mkdir", "-p", "-m", "700", "/root/.ansible/tmp"], check=True, capture_output=True)
         yield name
     finally:
-        subprocess.run(["docker", "rm", "-f", "-v", name], capture_output=True)
+        subprocess.run(["docker", "rm", "-f", "-v", name], capture_output=True, check=False)
 
 
 def test_the_target_snapshot_sees_a_change(target):
@@ -295,7 +295,7 @@ def check_failure(case, proc, failed, stats, replacements=None):
     for placeholder, value in (replacements or {}).items():
         expected = expected.replace(placeholder, value)
     assert proc.returncode != 0, "the play did not fail:\n%s" % proc.stdout[-3000:]
-    assert len(failed) == 1, "expected one failed task, got %s" % [name for name, _ in failed]
+    assert len(failed) == 1, "expected one failed task, got %s" % [name for name, _unused in failed]
     task_name, result = failed[0]
     assert expected in result.get("msg", ""), "task %r failed with\n%s\nnot\n%s" % (task_name, result.get("msg"), expected)
     assert "Traceback" not in json.dumps(result)
@@ -441,7 +441,7 @@ def test_status_playbook_counts_and_names_damaged_jobs(tmp_path):
              "aisbench_status_hosts": "localhost", "runtime_container_root": str(root),
              "runtime_container_name": "aisbench-badinput-no-such-container", "aisbench_status_file": str(table),
              "ansible_python_interpreter": sys.executable})],
-        cwd=str(tmp_path), env=ansible_env(tmp_path), capture_output=True, text=True, timeout=300)
+        cwd=str(tmp_path), env=ansible_env(tmp_path), capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     text = table.read_text()
     assert "Traceback" not in proc.stdout
@@ -458,7 +458,7 @@ def test_status_playbook_counts_and_names_damaged_jobs(tmp_path):
 @pytest.fixture
 def runtime_container(tmp_path):
     """A throw-away container from the runtime image (real Harbor), sharing a directory at the same path."""
-    if subprocess.run(["docker", "image", "inspect", RUNTIME_IMAGE], capture_output=True).returncode != 0:
+    if subprocess.run(["docker", "image", "inspect", RUNTIME_IMAGE], capture_output=True, check=False).returncode != 0:
         pytest.skip("%s is not built (make runtime-image-tar)" % RUNTIME_IMAGE)
     shared = tmp_path / "shared"
     (shared / "jobs").mkdir(parents=True)
@@ -470,7 +470,7 @@ def runtime_container(tmp_path):
     try:
         yield name, shared
     finally:
-        subprocess.run(["docker", "rm", "-f", "-v", name], capture_output=True)
+        subprocess.run(["docker", "rm", "-f", "-v", name], capture_output=True, check=False)
 
 
 def test_a_job_harbor_does_not_start_in_time_is_stopped_and_said_so(runtime_container, tmp_path):
@@ -482,8 +482,8 @@ def test_a_job_harbor_does_not_start_in_time_is_stopped_and_said_so(runtime_cont
                    "held = []\n"
                    "while True: held.append(s.accept())\n")
     subprocess.run(["docker", "exec", "-d", container, "python3", "-c", hung_engine], check=True)
-    for _ in range(50):
-        if subprocess.run(["docker", "exec", container, "test", "-S", "/var/run/docker.sock"]).returncode == 0:
+    for _unused in range(50):
+        if subprocess.run(["docker", "exec", container, "test", "-S", "/var/run/docker.sock"], check=False).returncode == 0:
             break
         time.sleep(0.1)
     (shared / "matrix.yaml").write_text("agents:\n  - name: oracle\ndatasets:\n  - path: %s/tasks\n" % shared)
@@ -495,7 +495,7 @@ def test_a_job_harbor_does_not_start_in_time_is_stopped_and_said_so(runtime_cont
     assert proc.returncode != 0 and len(failed) == 1
     message = failed[0][1]["msg"]
     assert DOC_ROWS["job-start-timeout"] in message and "nothing keeps running" in message, message
-    listing = subprocess.run(["docker", "exec", container, "ps", "-eo", "args"], capture_output=True, text=True).stdout
+    listing = subprocess.run(["docker", "exec", container, "ps", "-eo", "args"], capture_output=True, text=True, check=False).stdout
     assert "slow-start" not in listing, listing
 
 

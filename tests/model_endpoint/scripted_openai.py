@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Scripted OpenAI-compatible model endpoint: the one stand-in the tests use, for the language model.
 
 It serves POST /v1/chat/completions (plain JSON or server-sent events) and answers every request with the next
@@ -220,7 +219,7 @@ def read_env_file_key(path, name):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", maxsplit=1)[0])
     parser.add_argument("--script", required=True, help="JSON file: {\"tasks\": [{\"match\": str, \"steps\": [str]}]}")
     keys = parser.add_mutually_exclusive_group(required=True)
     keys.add_argument("--api-key-file", help="file holding the Bearer key requests must carry")

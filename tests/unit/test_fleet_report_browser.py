@@ -14,7 +14,7 @@ import struct
 
 import pytest
 from headless_chromium import Chromium
-from test_fleet_report import build_multi_night, report_dir  # noqa: F401  (fixture)
+from test_fleet_report import build_multi_night, report_dir  # report_dir is a fixture  # noqa: F401  # pylint: disable=unused-import
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOCS_SCREENSHOT = os.path.join(ROOT, "docs", "images", "fleet-report.png")

@@ -8,6 +8,7 @@ real finished, errored and interrupted fixture jobs, which need no Harbor proces
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 import pytest
@@ -25,6 +26,17 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runn
 from ansible_collections.aisbench.agent_runtime.plugins.modules import harbor_job  # noqa: E402
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "harbor")
+
+
+def docker_engine_reachable():
+    docker = shutil.which("docker")
+    return bool(docker) and subprocess.run([docker, "info", "--format", "{{.ServerVersion}}"], capture_output=True,
+                                           timeout=60, check=False).returncode == 0
+
+
+# Resume and cancel ask the engine which compose projects run; the container check asks it about the container.
+needs_docker = pytest.mark.skipif(not docker_engine_reachable(),
+                                  reason="needs the docker CLI and a reachable Docker engine (make lint unit without Docker)")
 SECRET = "sk-test-do-not-print-4242"
 
 
@@ -61,13 +73,13 @@ def snapshot(path):
 @pytest.mark.parametrize("name", ["../escape", "a/b", "with space", "-rf", ".hidden", "x..y", ""])
 def test_unsafe_names_are_refused_before_anything_happens(capsys, jobs_dir, name):
     before = snapshot(jobs_dir)
-    rc, result, _ = run_module(capsys, base(jobs_dir, name=name, config={"agents": [{"name": "oracle"}]}))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name=name, config={"agents": [{"name": "oracle"}]}))
     assert rc == 1 and result["msg"].startswith("name %r refused" % name)
     assert snapshot(jobs_dir) == before
 
 
 def test_unsafe_prefix_is_refused(capsys, jobs_dir):
-    rc, result, _ = run_module(capsys, base(jobs_dir, name_prefix="a/b", config={}))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name_prefix="a/b", config={}))
     assert rc == 1 and "name_prefix 'a/b' is not usable" in result["msg"]
 
 
@@ -81,7 +93,7 @@ def test_unsafe_prefix_is_refused(capsys, jobs_dir):
     ({"name": "j", "jobs_dir": "relative/jobs"}, "jobs_dir must be an absolute path"),
 ])
 def test_bad_options_fail(capsys, jobs_dir, extra, message):
-    rc, result, _ = run_module(capsys, base(jobs_dir, **extra))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, **extra))
     assert rc == 1 and message in result["msg"]
 
 
@@ -105,6 +117,7 @@ def test_check_mode_returns_the_exact_command_for_an_inline_config(capsys, jobs_
     assert snapshot(jobs_dir) == before
 
 
+@needs_docker
 def test_check_mode_in_a_container_and_with_a_file_config(capsys, jobs_dir, tmp_path):
     matrix = tmp_path / "matrix.yaml"
     shutil.copy(os.path.join(FIXTURES, "matrices", "errored.yaml"), str(matrix))
@@ -112,44 +125,44 @@ def test_check_mode_in_a_container_and_with_a_file_config(capsys, jobs_dir, tmp_
     args = base(jobs_dir, name="nightly", config=str(matrix), host_jobs_dir=jobs_dir, jobs_dir="/opt/swebench/jobs",
                 container="aisbench-no-such-container", _ansible_check_mode=True)
     # The container must be running, even in check mode.
-    rc, result, _ = run_module(capsys, args)
+    rc, result, _unused = run_module(capsys, args)
     assert rc == 1 and "runtime container aisbench-no-such-container not found" in result["msg"]
     # Without filters a file config goes to Harbor untouched (on the target here).
     del args["container"]
-    rc, result, _ = run_module(capsys, args)
+    rc, result, _unused = run_module(capsys, args)
     assert rc == 0 and result["command"][3:5] == ["-c", str(matrix)]
     assert "matrix_path" not in result
     assert result["job_dir"] == "/opt/swebench/jobs/nightly"
     assert result["host_job_dir"] == os.path.join(jobs_dir, "nightly")
     # With a filter the module reads it (JSON or YAML) and points Harbor to the filtered copy.
-    rc, result, _ = run_module(capsys, dict(args, datasets=["hello"]))
+    rc, result, _unused = run_module(capsys, dict(args, datasets=["hello"]))
     assert rc == 0 and result["command"][3:5] == ["-c", "/opt/swebench/jobs/.harbor_job/nightly/matrix.json"]
     assert matrix.read_text() == original
 
 
 def test_filter_without_match_fails_before_anything_happens(capsys, jobs_dir):
     before = snapshot(jobs_dir)
-    rc, result, _ = run_module(capsys, base(jobs_dir, name="n", config=os.path.join(FIXTURES, "matrices", "two-agents.yaml"),
-                                            agents=["openhands"]))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name="n", config=os.path.join(FIXTURES, "matrices", "two-agents.yaml"),
+                                                  agents=["openhands"]))
     assert rc == 1
     assert result["msg"] == "no agent matches the agents filter ['openhands']; the config has: oracle, nop"
     assert snapshot(jobs_dir) == before
 
 
 def test_submission_needs_a_config(capsys, jobs_dir):
-    rc, result, _ = run_module(capsys, base(jobs_dir, name="new-job"))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name="new-job"))
     assert rc == 1 and result["msg"] == "config is required to submit job new-job (it does not exist yet)"
 
 
 def test_generated_name(capsys, jobs_dir):
-    rc, result, _ = run_module(capsys, base(jobs_dir, name_prefix="nightly", config={}, _ansible_check_mode=True))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name_prefix="nightly", config={}, _ansible_check_mode=True))
     assert rc == 0 and result["name"].startswith("nightly-") and len(result["name"]) == len("nightly-YYYYMMDD-HHMMSS")
 
 
 @pytest.mark.parametrize("state", ["finished", "started"])
 def test_finished_job_is_not_submitted_again(capsys, jobs_dir, state):
     before = snapshot(jobs_dir)
-    rc, result, _ = run_module(capsys, base(jobs_dir, name="pass-fail", state=state, config={"datasets": []}))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name="pass-fail", state=state, config={"datasets": []}))
     assert rc == 0 and result["changed"] is False
     assert result["action"] == "none" and result["job_state"] == "finished"
     assert result["progress"] == {"n_total": 2, "n_completed": 2, "n_errored": 0, "n_running": 0, "n_pending": 0,
@@ -159,21 +172,23 @@ def test_finished_job_is_not_submitted_again(capsys, jobs_dir, state):
 
 
 def test_resumed_leaves_a_finished_job_without_retryable_trials_alone(capsys, jobs_dir):
-    rc, result, _ = run_module(capsys, base(jobs_dir, name="errored", state="resumed"))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name="errored", state="resumed"))
     assert rc == 0 and result["changed"] is False and result["job_state"] == "finished"
 
 
+@needs_docker
 def test_resumed_reruns_trials_that_failed_with_a_listed_exception(capsys, jobs_dir):
-    rc, result, _ = run_module(capsys, base(jobs_dir, name="errored", state="resumed",
-                                            retry_exceptions=["RuntimeError"], _ansible_check_mode=True))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name="errored", state="resumed",
+                                                  retry_exceptions=["RuntimeError"], _ansible_check_mode=True))
     assert rc == 0 and result["changed"] is True and result["action"] == "resumed"
     assert result["command"] == ["/opt/harbor/bin/harbor", "job", "resume", "-p", os.path.join(jobs_dir, "errored"),
                                  "-f", "CancelledError", "-f", "RuntimeError"]
 
 
+@needs_docker
 def test_interrupted_job_is_resumed_not_resubmitted(capsys, jobs_dir):
-    rc, result, _ = run_module(capsys, base(jobs_dir, name="interrupted", state="finished",
-                                            config={"agents": []}, _ansible_check_mode=True))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name="interrupted", state="finished",
+                                                  config={"agents": []}, _ansible_check_mode=True))
     assert rc == 0 and result["changed"] is True
     assert result["job_state"] == "interrupted" and result["action"] == "resumed"
     assert result["command"][2:5] == ["resume", "-p", os.path.join(jobs_dir, "interrupted")]
@@ -182,15 +197,16 @@ def test_interrupted_job_is_resumed_not_resubmitted(capsys, jobs_dir):
 
 
 def test_resuming_a_missing_job_fails(capsys, jobs_dir):
-    rc, result, _ = run_module(capsys, base(jobs_dir, name="ghost", state="resumed"))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name="ghost", state="resumed"))
     assert rc == 1 and result["msg"] == "job ghost does not exist in %s: nothing to resume" % jobs_dir
 
 
+@needs_docker
 def test_cancelling_a_job_that_does_not_run_changes_nothing(capsys, jobs_dir):
     """Looks for the job's leftover trial containers on the real engine, finds none."""
     before = snapshot(jobs_dir)
     for name in ("interrupted", "pass-fail", "ghost"):
-        rc, result, _ = run_module(capsys, base(jobs_dir, name=name, state="cancelled"))
+        rc, result, _unused = run_module(capsys, base(jobs_dir, name=name, state="cancelled"))
         assert rc == 0 and result["changed"] is False, result
         assert result["action"] == "none"
     assert snapshot(jobs_dir) == before
@@ -198,5 +214,5 @@ def test_cancelling_a_job_that_does_not_run_changes_nothing(capsys, jobs_dir):
 
 def test_missing_harbor_is_a_clear_failure(capsys, jobs_dir):
     args = base(jobs_dir, name="fresh", config={}, cli_spelling="auto", harbor_executable="/nonexistent/harbor")
-    rc, result, _ = run_module(capsys, args)
+    rc, result, _unused = run_module(capsys, args)
     assert rc == 1 and result["msg"] == "harbor_executable /nonexistent/harbor not found on the target"

@@ -5,16 +5,14 @@ Two real submissions of one job at once (real Harbor, two real nightly.yml runs)
 scenario; here the lock itself is taken by real processes and the refusals run through main().
 """
 
-import json
 import os
-import shutil
 import subprocess
 import sys
 import time
 
 import pytest
 
-from test_harbor_job import base, jobs_dir, run_module, snapshot  # noqa: F401 (jobs_dir is a fixture)
+from test_harbor_job import base, jobs_dir, run_module, snapshot  # jobs_dir is a fixture  # noqa: F401  # pylint: disable=unused-import
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLLECTIONS = os.path.join(ROOT, ".cache", "collections")
@@ -51,7 +49,7 @@ def test_the_lock_waits_for_another_process_and_then_holds(tmp_path):
     assert lock.holder()["pid"] == os.getpid()
     # Now a third process cannot take it while this one holds it.
     probe = subprocess.run([sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR); "
-                            "fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)", lock.path], stderr=subprocess.PIPE)
+                            "fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)", lock.path], stderr=subprocess.PIPE, check=False)
     assert probe.returncode != 0 and b"Resource temporarily unavailable" in probe.stderr
     lock.release()
 
@@ -81,7 +79,7 @@ def cut(path):
 def test_a_finished_job_with_a_cut_result_is_never_resumed(capsys, jobs_dir, state):  # noqa: F811
     cut(os.path.join(jobs_dir, "pass-fail", "result.json"))
     before = snapshot(jobs_dir)
-    rc, result, _ = run_module(capsys, base(jobs_dir, name="pass-fail", state=state))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name="pass-fail", state=state))
     assert rc == 1 and result["job_state"] == "damaged"
     assert result["msg"].startswith("job pass-fail cannot be read (result.json is not valid JSON: ")
     assert "Harbor was not started on it. Fix or move %s" % os.path.join(jobs_dir, "pass-fail") in result["msg"]
@@ -91,21 +89,21 @@ def test_a_finished_job_with_a_cut_result_is_never_resumed(capsys, jobs_dir, sta
 
 def test_a_job_directory_that_is_a_symlink_loop_is_damaged(capsys, jobs_dir):  # noqa: F811
     os.symlink("loop", os.path.join(jobs_dir, "loop"))
-    rc, result, _ = run_module(capsys, base(jobs_dir, name="loop", state="started", config={}))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name="loop", state="started", config={}))
     assert rc == 1 and result["job_state"] == "damaged"
     assert result["damage"] == "the job directory cannot be read: Too many levels of symbolic links"
 
 
 def test_cancelling_a_damaged_job_is_fine(capsys, jobs_dir):  # noqa: F811
     cut(os.path.join(jobs_dir, "interrupted", "config.json"))
-    rc, result, _ = run_module(capsys, base(jobs_dir, name="interrupted", state="cancelled"))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name="interrupted", state="cancelled"))
     assert rc == 0 and result["changed"] is False and result["job_state"] == "damaged"
 
 
 def test_a_host_jobs_dir_that_is_a_loop_is_a_clear_error(capsys, tmp_path):
     loop = tmp_path / "jobs"
     os.symlink("jobs", str(loop))
-    rc, result, _ = run_module(capsys, base(str(loop), name="night", config={}))
+    rc, result, _unused = run_module(capsys, base(str(loop), name="night", config={}))
     assert rc == 1 and result["msg"] == "host_jobs_dir %s cannot be read: Too many levels of symbolic links" % loop
 
 
@@ -115,7 +113,7 @@ def test_a_fifo_config_is_refused_without_blocking(capsys, jobs_dir, tmp_path): 
     before = snapshot(jobs_dir)
     started = time.time()
     for extra in ({}, {"agents": ["oracle"]}):
-        rc, result, _ = run_module(capsys, base(jobs_dir, name="night", config=str(fifo), **extra))
+        rc, result, _unused = run_module(capsys, base(jobs_dir, name="night", config=str(fifo), **extra))
         assert rc == 1 and result["msg"] == (
             "the job config %s cannot be used: it is a FIFO, not a regular file (reading it would block)" % fifo)
     assert time.time() - started < 10
@@ -130,12 +128,12 @@ def test_a_fifo_config_is_refused_without_blocking(capsys, jobs_dir, tmp_path): 
 ])
 def test_zero_timeouts_are_refused_before_anything_starts(capsys, jobs_dir, option, message):  # noqa: F811
     before = snapshot(jobs_dir)
-    rc, result, _ = run_module(capsys, base(jobs_dir, name="night", config={}, **{option: 0}))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name="night", config={}, **{option: 0}))
     assert rc == 1 and result["msg"] == message
     assert snapshot(jobs_dir) == before
 
 
 def test_bad_input_leaves_no_state_directory(capsys, jobs_dir):  # noqa: F811
-    rc, result, _ = run_module(capsys, base(jobs_dir, name="night", config={}, harbor_executable="/nonexistent/harbor",
-                                            cli_spelling="auto"))
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name="night", config={}, harbor_executable="/nonexistent/harbor",
+                                                  cli_spelling="auto"))
     assert rc == 1 and not os.path.exists(os.path.join(jobs_dir, ".harbor_job", "night"))

@@ -310,7 +310,7 @@ def test_globs_latest_and_unmatched_names(odd_jobs_dir):
         except (OSError, ValueError):
             pass
     newest = max(starts.values())
-    latest, _ = hr.select_jobs(odd_jobs_dir, ["latest"])
+    latest, _unused = hr.select_jobs(odd_jobs_dir, ["latest"])
     assert len(latest) == 1 and starts[latest[0]] == newest
 
 

@@ -195,7 +195,7 @@ def test_host_processes_and_detached_spawn(tmp_path):
     assert os.getsid(pid) == pid
     assert pid not in runtime.job_pids("n1", jobs_dir, os.path.join(jobs_dir, "n1"))  # "sleep 60" is no harbor
     assert all(isinstance(p, int) and isinstance(a, list) for p, a in runtime.processes())
-    assert any(p == os.getpid() for p, _ in runtime.processes())
+    assert any(p == os.getpid() for p, _unused in runtime.processes())
     runtime.send_signal(pid, 15)
     deadline = time.time() + 10
     while time.time() < deadline:

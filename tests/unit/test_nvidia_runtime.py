@@ -67,7 +67,7 @@ def rendered(tmp_path_factory):
     command = [str(Path(sys.executable).parent / "ansible-playbook"), "-i", "localhost,", "-c", "local",
                "-e", "ansible_python_interpreter=" + sys.executable, str(playbook)]
     completed = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-                               cwd=str(out))
+                               cwd=str(out), check=False)
     assert completed.returncode == 0, completed.stdout
 
     return json.loads((out / "rendered.json").read_text())

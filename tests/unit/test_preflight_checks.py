@@ -334,7 +334,7 @@ def test_summary_table_and_required_failures():
 
 
 def test_replace_check_keeps_required_and_recounts():
-    marked, _, _ = pf.summarize([pf.result("disk", pf.PASS, "ok"), pf.result("clock", pf.PASS, "fine")], ["clock"])
+    marked, _unused, _unused = pf.summarize([pf.result("disk", pf.PASS, "ok"), pf.result("clock", pf.PASS, "fine")], ["clock"])
     replaced, failed_required, table = pf.replace_check(marked, pf.result("clock", pf.FAIL, "12 s ahead"))
     assert replaced[1]["required"] is True
     assert failed_required == ["clock"]

@@ -28,7 +28,7 @@ def run_module(name, tmp_path, **args):
     args_file.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": args}))
     env = dict(os.environ, PYTHONPATH=COLLECTIONS + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run([sys.executable, os.path.join(MODULES, name + ".py"), str(args_file)],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=120)
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=120, check=False)
     return json.loads(proc.stdout.decode())
 
 

@@ -89,3 +89,21 @@ def test_harbor_jobs_prints_nothing_without_jobs():
     mine = {str(os.getpid())}
     assert [line for line in out.stdout.splitlines() if line.split("\t", 1)[0] in mine] == []
     assert out.returncode == 0
+
+
+def container_env(**overrides):
+    """The container environment as the role computes it (present.yml's expression, defaults/main.yml's values)."""
+    import yaml  # pylint: disable=import-outside-toplevel
+
+    tasks = yaml.safe_load((ROLE / "tasks/present.yml").read_text())
+    expression = next(task["vars"]["_runtime_container_env_all"] for task in tasks
+                      if "_runtime_container_env_all" in task.get("vars", {}))
+    variables = dict(yaml.safe_load((ROLE / "defaults/main.yml").read_text()), _runtime_container_dind=True,
+                     **overrides)
+    return Templar(loader=DataLoader(), variables=variables).template(trust_as_template(expression))
+
+
+def test_harbor_telemetry_is_off_unless_turned_on():
+    """Harbor sends usage telemetry unless HARBOR_TELEMETRY is 0 (harbor/telemetry.py, _DISABLED_VALUES)."""
+    assert container_env()["HARBOR_TELEMETRY"] == "0"
+    assert container_env(runtime_container_harbor_telemetry=True)["HARBOR_TELEMETRY"] == "1"

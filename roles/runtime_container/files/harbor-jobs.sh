@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Lists the Harbor jobs running in this container, one "PID<TAB>JOB" line each (run by the
 # runtime_container role with docker exec before it recreates or removes the container).
 # A job is a process whose program (or interpreter script) is "harbor" running "job(s) start",

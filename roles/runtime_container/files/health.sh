@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Health of the runtime container (run by the runtime_container role with docker exec):
 # Harbor's CLI answers, the engine answers (inner in dind mode, the host's in host-socket mode)
 # and every given path is a mount point. Prints what it saw; exits 1 at the first problem.
