@@ -420,14 +420,20 @@ def inner_daemon_config(settings=None, prefix="runtime_container"):
     """daemon.json of the runtime container's inner engine (dind), checked by the same rules as the host's.
 
     Settings: registry_mirrors, insecure_registries, default_address_pools (empty: INNER_ADDRESS_POOLS),
-    log_max_size and log_max_file (empty: INNER_LOG_ROTATION) and daemon_options (merged last). Always cgroupfs
+    log_max_size and log_max_file (empty: INNER_LOG_ROTATION), daemon_options (merged last) and storage_driver
+    (auto or a driver name; checked, not written). Always cgroupfs
     (no systemd inside) and json-file logs; the storage driver, data-root and sockets are the entrypoint's.
     """
     settings = dict(settings or {})
     unknown = sorted(set(settings) - {"registry_mirrors", "insecure_registries", "default_address_pools",
-                                      "log_max_size", "log_max_file", "daemon_options"})
+                                      "log_max_size", "log_max_file", "daemon_options", "storage_driver"})
     if unknown:
         raise AnsibleFilterError("inner_daemon_config: unknown settings %s" % ", ".join(unknown))
+    # Checked here (a driver dockerd does not know would only fail in the container, after a recreate) but not
+    # written: the entrypoint passes it to dockerd, or chooses one for auto.
+    storage = settings.pop("storage_driver", None) or "auto"
+    if storage != "auto" and storage not in STORAGE_DRIVERS:
+        _fail("storage_driver", storage, "is neither auto nor one of %s" % ", ".join(STORAGE_DRIVERS), prefix)
     extra = settings.get("daemon_options") or {}
     if isinstance(extra, dict):
         for key, owner in sorted(INNER_RESERVED.items()):

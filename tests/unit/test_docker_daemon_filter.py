@@ -193,10 +193,21 @@ def test_inner_site_settings_replace_the_defaults():
          "runtime_container_default_address_pools: {'base': '10.230.0.0/16', 'size': 8} has a size outside 16-32"),
         ({"daemon_options": {"mtu": "1400"}},
          "runtime_container: daemon.json option mtu='1400' (from runtime_container_daemon_options) must be a whole"),
-        ({"storage_driver": "vfs"}, "inner_daemon_config: unknown settings storage_driver"),
+        ({"storage_driver": "overlay3"},
+         "runtime_container_storage_driver: 'overlay3' is neither auto nor one of overlay2, fuse-overlayfs"),
+        ({"default_address_pools": [{"base": "10.300.0.0/16", "size": 24}]},
+         "runtime_container_default_address_pools: {'base': '10.300.0.0/16', 'size': 24} has a base that is not a "
+         "CIDR network"),
+        ({"storage": "vfs"}, "inner_daemon_config: unknown settings storage"),
     ],
 )
 def test_inner_bad_settings_name_the_runtime_container_variable(settings, message):
     with pytest.raises(AnsibleFilterError) as error:
         inner_daemon_config(settings)
     assert message in str(error.value)
+
+
+@pytest.mark.parametrize("driver", ["auto", "overlay2", "vfs", "", None])
+def test_inner_storage_driver_is_checked_but_never_written(driver):
+    # The entrypoint owns the driver (auto: chosen when the container starts); daemon.json never names it.
+    assert "storage-driver" not in inner_daemon_config({"storage_driver": driver})
