@@ -103,7 +103,7 @@ def test_auto_picks_overlay2_on_a_plain_filesystem(env, tmp_path):
     """tmp_path is on the host's own filesystem (ext4 here), as a named volume is in the runtime container."""
     driver, reason = run(env, f"aisbench_choose_storage_driver auto '{tmp_path}/docker'").stdout.rstrip("\n").split("\t")
     assert driver == "overlay2"
-    assert reason.startswith(f"auto: {tmp_path}/docker is on ") and reason.endswith("an overlay mount test passed")
+    assert reason.startswith(f"auto: {tmp_path}/docker is on ") and reason.endswith(", overlay mount test passed")
     assert os.listdir(tmp_path / "docker") == []
 
 
@@ -119,7 +119,7 @@ def test_auto_falls_back_to_vfs_on_an_overlay(env, tmp_path):
         out = run(env, f"aisbench_choose_storage_driver auto '{tmp_path}/merged/docker'").stdout
     finally:
         subprocess.run(["umount", str(tmp_path / "merged")], check=True)
-    assert out == f"vfs\tauto: {tmp_path}/merged/docker is on overlayfs (not a volume), where overlay2 cannot stack\n"
+    assert out == f"vfs\tauto: {tmp_path}/merged/docker is on overlayfs: overlay2 cannot stack\n"
 
 
 def test_auto_falls_back_to_vfs_when_the_mount_test_fails(env, tmp_path):
@@ -165,6 +165,16 @@ def test_another_drivers_layers_are_removed_and_volumes_kept(env, tmp_path):
     assert sorted(os.listdir(root)) == ["image", "overlay2", "volumes"]
     assert os.listdir(root / "image") == ["overlay2"]
     assert run(env, f"aisbench_remove_other_driver_data overlay2 '{root}'").stdout == ""
+
+
+def test_an_auto_fallback_to_vfs_keeps_the_overlay2_layers(env, tmp_path):
+    root = tmp_path / "docker"
+    for path in ("image/overlay2/imagedb", "overlay2/l"):
+        (root / path).mkdir(parents=True)
+    out = run(env, f"aisbench_remove_other_driver_data vfs '{root}' auto").stdout
+    assert out.strip() == (f"keeping the overlay2 layers of an earlier start in {root} "
+                           "(auto fell back to vfs; force a driver to remove them)")
+    assert sorted(os.listdir(root)) == ["image", "overlay2"]
 
 
 def test_write_if_changed(env, tmp_path):
