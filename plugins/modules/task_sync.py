@@ -16,7 +16,7 @@ description:
   - Makes O(dest) on the target hold exactly the content of O(src) on the controller (files, directories, modes;
     symlinks in O(src) are followed, as M(ansible.builtin.copy) does; files that are not in O(src) go).
   - The controller hashes O(src) (paths, modes, contents) into one digest. The target keeps the digest of the last
-    sync beside O(dest) (C(.<name>.task-sync.json)). Equal digests: nothing is sent, the task reports C(ok) after one
+    sync beside O(dest) (C(.<name>.task-sync.json)). With equal digests nothing is sent and the task reports C(ok) after one
     round trip. Otherwise O(src) travels as one gzip'd tar, is unpacked next to O(dest), checked against the
     digest, and replaces O(dest) by two renames (a half-written tree is never in place).
   - Works over any connection (SSH, C(community.docker.docker), local); thousands of small files cost one transfer
