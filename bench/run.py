@@ -458,6 +458,10 @@ def render_markdown(results):
         "opens only the result.json of trials not recorded (here the 5% still running, which have none yet): one "
         "directory scan more. The naive script's two rows for a size do the same work; their difference is noise "
         "from the shared machine.",
+        "- **task sync**: the file-by-file copy costs several round trips per file, so its time grows with the file "
+        "count (`--task-sync-copy-files` keeps it short); task_sync's first run grows with the bytes (one archive), "
+        "its unchanged rerun is one module run after hashing the tree on the controller: compare it with the "
+        "one-ping baseline, which every play over that connection pays.",
         "- **harbor_job_info memory**: peak Python heap (tracemalloc), not the RSS. harbor_job_info holds the parsed "
         "job-level file (and, for a running job, the map of known trial outcomes), so its peak is 2-5x the naive "
         "script's, which holds one trial at a time; tens of MiB at 100k trials.",
