@@ -51,9 +51,16 @@ images:
 
 # The L4 runtime image, built once on the host engine with the runtime_image role and exported as a tar:
 # scenarios and the demo load it into their targets (runtime_image_source: load), as air-gapped sites do.
-RUNTIME_IMAGE_TAR ?= /var/tmp/aisbench-images/agent-runtime.tar
+# A checkout that changes the image can build its own next to the shared one (IMAGES_DIR, RUNTIME_IMAGE_TAG; the
+# runtime_container and e2e scenarios read both): see docs/development.md.
+IMAGES_DIR ?= /var/tmp/aisbench-images
+RUNTIME_IMAGE_TAG ?= 0.25.0
+RUNTIME_IMAGE_TAR ?= $(IMAGES_DIR)/agent-runtime.tar
+export AISBENCH_IMAGES_DIR := $(IMAGES_DIR)
+export AISBENCH_RUNTIME_IMAGE_TAG := $(RUNTIME_IMAGE_TAG)
 runtime-image-tar: venv images
-	$(BIN)/ansible-playbook tests/images/runtime-image.yml -e runtime_image_export_path=$(RUNTIME_IMAGE_TAR)
+	$(BIN)/ansible-playbook tests/images/runtime-image.yml -e runtime_image_export_path=$(RUNTIME_IMAGE_TAR) \
+	  -e runtime_image_tag=$(RUNTIME_IMAGE_TAG) -e runtime_image_build_dir=$(IMAGES_DIR)/runtime-image
 
 # The agent toolchains (L2: mini-swe-agent, qwen-coder, aider, openhands), baked once on the host engine with the
 # baked_images role and exported as tars to $(AGENT_TOOLCHAINS_DIR); the agents scenario loads them (air-gapped style).
@@ -98,7 +105,7 @@ test: venv images
 	@start=$$(date +%s); $(MAKE) --no-print-directory molecule; echo "=== molecule: $$(( $$(date +%s) - start )) s"
 
 bench: venv images runtime-image-tar agent-toolchain-tars
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/run.py --runtime-image-tar $(RUNTIME_IMAGE_TAR) --runtime-image-tag $(RUNTIME_IMAGE_TAG)
 
 # Reports go to ./reports/<night>/ (fleet-report.md, .csv, .json, .html).
 demo: setup runtime-image-tar

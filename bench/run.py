@@ -9,6 +9,8 @@
    trials against a naive summarize script (bench/harbor_summary.py).
 4. agents: the real mini-swe-agent and Qwen Code on a sample task, offline, on their baked toolchains and with
    Harbor's own per-trial install, side by side (bench/agents.yml, bench/agents.py): Harbor's phase times.
+5. task-sync: 3,000 small task files put on a target with task_sync and with the file-by-file copy nightly.yml
+   used before, first time and unchanged rerun (bench/task_sync_bench.py, bench/task_sync.yml).
 
 Targets are privileged containers from aisbench-test/debian-systemd:13 (systemd PID 1) on this
 machine's engine, named aisbench-bench-*, reached with community.docker.docker and removed at
@@ -39,6 +41,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import agents as agents_bench  # noqa: E402  pylint: disable=wrong-import-position
 import harbor_summary  # noqa: E402  pylint: disable=wrong-import-position
+import task_sync_bench  # noqa: E402  pylint: disable=wrong-import-position
 
 TARGET_IMAGE = "aisbench-test/debian-systemd:13"
 PREFIX = "aisbench-bench-"
@@ -137,7 +140,7 @@ def remove_targets(names):
         docker(*(["rm", "-f", "-v"] + ours), check=False)
 
 
-def write_inventory(path, names, debs, runtime_tar):
+def write_inventory(path, names, debs, runtime_tar, runtime_tag="0.25.0"):
     inventory = {"all": {"children": {"aisbench": {
         "hosts": {name: None for name in names},
         "vars": {
@@ -150,6 +153,7 @@ def write_inventory(path, names, debs, runtime_tar):
             "runtime_image_source": "load",
             "runtime_image_archive": runtime_tar,
             "runtime_image_archive_remote": True,
+            "runtime_image_tag": runtime_tag,
         },
     }}}}
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -238,7 +242,8 @@ def rerun_and_baseline(label, inventory, site_args, forks, repeat, limit=None):
 
 def bench_single(args, debs, workdir):
     name = PREFIX + "single"
-    inventory = write_inventory(os.path.join(workdir, "single.yml"), [name], debs, args.runtime_image_tar)
+    inventory = write_inventory(os.path.join(workdir, "single.yml"), [name], debs, args.runtime_image_tar,
+                                args.runtime_image_tag)
     site_args = tag_args(args.tags, args.skip_tags)
     remove_targets([name])
     try:
@@ -255,7 +260,8 @@ def bench_single(args, debs, workdir):
 def bench_fleet(args, debs, workdir):
     sizes = sorted(args.hosts)
     names = [PREFIX + "fleet-%02d" % (index + 1) for index in range(sizes[-1])]
-    inventory = write_inventory(os.path.join(workdir, "fleet.yml"), names, debs, args.runtime_image_tar)
+    inventory = write_inventory(os.path.join(workdir, "fleet.yml"), names, debs, args.runtime_image_tar,
+                                args.runtime_image_tag)
     site_args = tag_args(args.fleet_tags, "")
     forks = max(args.forks, sizes[-1])
     remove_targets(names)
@@ -418,6 +424,25 @@ def render_markdown(results):
         load = ("%s (before and after). " % _load_note([{"load_before": agents["load"][0], "load_after": agents["load"][1]}])
                 if agents.get("load") else "")
         out += ["", "Whole part: %.0f s. %s%s" % (agents["wall_seconds"], load, _measured(agents)), ""]
+    task_sync = results.get("task_sync")
+    if task_sync:
+        out += [
+            "## Task sync: task_sync vs the file-by-file copy",
+            "",
+            "`bench/task_sync_bench.py`: a tree of small files in Harbor-shaped task directories (%d files per task, "
+            "0.2-4 KiB each) put on a plain container over `community.docker.docker` by `bench/task_sync.yml`, "
+            "once with `aisbench.agent_runtime.task_sync` (nightly.yml's way now) and once with "
+            "`ansible.builtin.copy` of the directory (nightly.yml's way before), each into an empty destination, "
+            "then rerun unchanged. Wall time of the whole `ansible-playbook` run, so each row includes what every "
+            "play pays to start and connect: the baseline row, a play of one `ansible.builtin.ping`." % (
+                task_sync_bench.FILES_PER_TASK),
+            "",
+            task_sync_bench.markdown(task_sync),
+            "",
+            "%s. %s" % (_load_note([task_sync[m][k] for m in ("task_sync", "copy") if m in task_sync
+                                    for k in ("first", "rerun")] + [task_sync["ping"]]), _measured(task_sync)),
+            "",
+        ]
     out += [
         "## How to read them",
         "",
@@ -435,6 +460,10 @@ def render_markdown(results):
         "opens only the result.json of trials not recorded (here the 5% still running, which have none yet): one "
         "directory scan more. The naive script's two rows for a size do the same work; their difference is noise "
         "from the shared machine.",
+        "- **task sync**: the file-by-file copy costs several round trips per file, so its time grows with the file "
+        "count (`--task-sync-copy-files` keeps it short); task_sync's first run grows with the bytes (one archive), "
+        "its unchanged rerun is one module run after hashing the tree on the controller: compare it with the "
+        "one-ping baseline, which every play over that connection pays.",
         "- **harbor_job_info memory**: peak Python heap (tracemalloc), not the RSS. harbor_job_info holds the parsed "
         "job-level file (and, for a running job, the map of known trial outcomes), so its peak is 2-5x the naive "
         "script's, which holds one trial at a time; tens of MiB at 100k trials.",
@@ -460,6 +489,11 @@ def parse_args(argv=None):
     parser.add_argument("--skip-fleet", action="store_true")
     parser.add_argument("--skip-harbor", action="store_true")
     parser.add_argument("--skip-agents", action="store_true")
+    parser.add_argument("--skip-task-sync", action="store_true")
+    parser.add_argument("--task-sync-files", type=int, default=3000, help="files for task_sync (default: 3000)")
+    # The copy costs several round trips per file (8 s a file on this loaded machine): 3,000 would take hours.
+    parser.add_argument("--task-sync-copy-files", type=int, default=300,
+                        help="files for the file-by-file copy (default: 300; 0 skips it); its time grows per file")
     parser.add_argument("--agent-attempts", type=int, default=2, help="baked trials per agent (default: 2)")
     parser.add_argument("--output", default=os.path.join(ROOT, "docs", "performance.md"),
                         help="Markdown report, or a JSON copy of the results if the path ends in .json")
@@ -467,6 +501,7 @@ def parse_args(argv=None):
     parser.add_argument("--keep-targets", action="store_true", help="leave the target containers running")
     parser.add_argument("--debs-cache", default="/var/tmp/aisbench-bench-debs")
     parser.add_argument("--runtime-image-tar", default="/var/tmp/aisbench-images/agent-runtime.tar")
+    parser.add_argument("--runtime-image-tag", default="0.25.0", help="tag of the image in --runtime-image-tar")
     args = parser.parse_args(argv)
     args.hosts = sorted({int(size) for size in args.hosts.split(",") if size.strip()})
     args.harbor_sizes = [int(size) for size in args.harbor_sizes.split(",") if size.strip()]
@@ -521,6 +556,11 @@ def main(argv=None):
         before = load_snapshot()
         rows = agents_bench.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-agents"), args.agent_attempts, log)
         results["agents"] = dict(rows, measured_at=now(), command=command, load=[before, load_snapshot()])
+        save()
+    if not args.skip_task_sync:
+        rows = task_sync_bench.run_benchmark(os.path.join(workdir, "task-sync"), args.task_sync_files,
+                                             args.task_sync_copy_files, run_playbook, docker, log)
+        results["task_sync"] = dict(rows, measured_at=now(), command=command)
         save()
     if not args.skip_single:
         results["single"] = dict(bench_single(args, debs, workdir), measured_at=now(), command=command)

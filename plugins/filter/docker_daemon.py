@@ -82,29 +82,43 @@ SETTING_OF = {"registry-mirrors": "registry_mirrors", "insecure-registries": "in
               "default-runtime": "default_runtime"}
 
 
-def _fail(setting, value, why):
-    raise AnsibleFilterError("docker_engine_%s: %r %s" % (setting, value, why))
+# The inner engine of the runtime container (dind): trial networks come from this pool unless the site gives its
+# own; 172.24.0.0/13 in /24 networks is room for 2048 of them, inside the range Docker itself uses by default.
+INNER_ADDRESS_POOLS = ({"base": "172.24.0.0/13", "size": 24},)
+# Trial containers log into the inner engine night after night: rotated, so their logs cannot fill its disk.
+INNER_LOG_ROTATION = {"log_max_size": "20m", "log_max_file": 2}
+# Options the runtime image's entrypoint owns: the storage driver is chosen when the container starts (overlay2
+# where its /var/lib/docker can hold it, else vfs), the data-root is the container's /var/lib/docker volume and
+# the sockets are the entrypoint's.
+INNER_RESERVED = {"storage-driver": "storage_driver",
+                  "data-root": "docker_volume: the inner /var/lib/docker is that volume",
+                  "hosts": "run_dir: the entrypoint's sockets"}
+
+
+def _fail(setting, value, why, prefix="docker_engine"):
+    raise AnsibleFilterError("%s_%s: %r %s" % (prefix, setting, value, why))
 
 
 class _Checker(object):
     """Checks merged daemon.json options; names the option, where it came from and dockerd's reason."""
 
-    def __init__(self, config, extra):
+    def __init__(self, config, extra, prefix="docker_engine"):
         self.config = config
         self.extra = extra
+        self.prefix = prefix
 
     def source(self, path):
         node = self.extra
         for part in path.split("."):
             if not isinstance(node, dict) or part not in node:
                 setting = SETTING_OF.get(path) or SETTING_OF.get(path.split(".")[0])
-                return "docker_engine_%s" % setting if setting else "docker_engine_daemon_options"
+                return "%s_%s" % (self.prefix, setting if setting else "daemon_options")
             node = node[part]
-        return "docker_engine_daemon_options"
+        return "%s_daemon_options" % self.prefix
 
     def fail(self, path, value, why):
-        raise AnsibleFilterError("docker_engine: daemon.json option %s=%s (from %s) %s"
-                                 % (path, _show(value), self.source(path), why))
+        raise AnsibleFilterError("%s: daemon.json option %s=%s (from %s) %s"
+                                 % (self.prefix, path, _show(value), self.source(path), why))
 
     def size(self, path, value):
         if not isinstance(value, str) or not _DOCKER_SIZE.match(value.strip()) or not value.strip():
@@ -292,63 +306,64 @@ def _merge(base, extra):
     return merged
 
 
-def _list(settings, name):
+def _list(settings, name, prefix="docker_engine"):
     value = settings.get(name) or []
     if not isinstance(value, list):
-        _fail(name, value, "must be a list")
+        _fail(name, value, "must be a list", prefix)
     return value
 
 
-def docker_daemon_config(settings):
+def docker_daemon_config(settings, prefix="docker_engine"):
     if not isinstance(settings, dict):
         raise AnsibleFilterError("docker_daemon_config expects a dict of settings, got %r" % type(settings).__name__)
+
     config = {}
 
-    mirrors = _list(settings, "registry_mirrors")
+    mirrors = _list(settings, "registry_mirrors", prefix)
     for mirror in mirrors:
         problem = http_url_problem(mirror)
         if problem:
-            _fail("registry_mirrors", mirror, problem)
+            _fail("registry_mirrors", mirror, problem, prefix)
     if mirrors:
         config["registry-mirrors"] = mirrors
 
-    insecure = _list(settings, "insecure_registries")
+    insecure = _list(settings, "insecure_registries", prefix)
     for registry in insecure:
         problem = registry_problem(registry)
         if problem:
-            _fail("insecure_registries", registry, problem)
+            _fail("insecure_registries", registry, problem, prefix)
     if insecure:
         config["insecure-registries"] = insecure
 
     storage = settings.get("storage_driver") or ""
     if storage:
         if storage not in STORAGE_DRIVERS:
-            _fail("storage_driver", storage, "is not one of %s" % ", ".join(STORAGE_DRIVERS))
+            _fail("storage_driver", storage, "is not one of %s" % ", ".join(STORAGE_DRIVERS), prefix)
         config["storage-driver"] = storage
 
     cgroup = settings.get("cgroup_driver") or ""
     if cgroup:
         if cgroup not in CGROUP_DRIVERS:
-            _fail("cgroup_driver", cgroup, "is not one of %s" % ", ".join(CGROUP_DRIVERS))
+            _fail("cgroup_driver", cgroup, "is not one of %s" % ", ".join(CGROUP_DRIVERS), prefix)
         config["exec-opts"] = ["native.cgroupdriver=%s" % cgroup]
 
     data_root = settings.get("data_root") or ""
     if data_root:
         if not isinstance(data_root, str) or not posixpath.isabs(data_root) or ".." in data_root.split("/"):
-            _fail("data_root", data_root, "must be an absolute path without '..'")
+            _fail("data_root", data_root, "must be an absolute path without '..'", prefix)
         config["data-root"] = data_root
 
     log_driver = settings.get("log_driver") or ""
     if log_driver:
         if log_driver not in LOG_DRIVERS:
-            _fail("log_driver", log_driver, "is not one of %s" % ", ".join(LOG_DRIVERS))
+            _fail("log_driver", log_driver, "is not one of %s" % ", ".join(LOG_DRIVERS), prefix)
         config["log-driver"] = log_driver
         if log_driver in ("json-file", "local"):
             log_opts = {}
             size = settings.get("log_max_size")
             if size not in (None, ""):
                 if not _SIZE.match(str(size)):
-                    _fail("log_max_size", size, "must look like 100m, 512k or 1g")
+                    _fail("log_max_size", size, "must look like 100m, 512k or 1g", prefix)
                 log_opts["max-size"] = str(size)
             files = settings.get("log_max_file")
             if files not in (None, ""):
@@ -357,48 +372,81 @@ def docker_daemon_config(settings):
                 except (TypeError, ValueError):
                     count = 0
                 if count < 1:
-                    _fail("log_max_file", files, "must be a positive integer")
+                    _fail("log_max_file", files, "must be a positive integer", prefix)
                 log_opts["max-file"] = str(count)
             if log_opts:
                 config["log-opts"] = log_opts
 
-    pools = _list(settings, "default_address_pools")
+    pools = _list(settings, "default_address_pools", prefix)
     for pool in pools:
         if not isinstance(pool, dict) or set(pool) != {"base", "size"}:
-            _fail("default_address_pools", pool, "entries need exactly the keys base and size")
+            _fail("default_address_pools", pool, "entries need exactly the keys base and size", prefix)
         try:
             network = ipaddress.ip_network(pool["base"], strict=True)
         except (TypeError, ValueError):
-            _fail("default_address_pools", pool, "has a base that is not a CIDR network")
+            _fail("default_address_pools", pool, "has a base that is not a CIDR network", prefix)
         size = pool["size"]
         if not isinstance(size, int) or isinstance(size, bool) or not network.prefixlen <= size <= network.max_prefixlen:
-            _fail("default_address_pools", pool, "has a size outside %d-%d" % (network.prefixlen, network.max_prefixlen))
+            _fail("default_address_pools", pool,
+                  "has a size outside %d-%d" % (network.prefixlen, network.max_prefixlen), prefix)
     if pools:
         config["default-address-pools"] = pools
 
     runtimes = settings.get("runtimes") or {}
     if not isinstance(runtimes, dict):
-        _fail("runtimes", runtimes, "must be a dict of name -> {path, runtimeArgs}")
+        _fail("runtimes", runtimes, "must be a dict of name -> {path, runtimeArgs}", prefix)
     for name, runtime in runtimes.items():
         if not isinstance(runtime, dict) or not runtime.get("path"):
-            _fail("runtimes", {name: runtime}, "needs a path")
+            _fail("runtimes", {name: runtime}, "needs a path", prefix)
     if runtimes:
         config["runtimes"] = runtimes
 
     default_runtime = settings.get("default_runtime") or ""
     if default_runtime:
         if default_runtime not in runtimes and default_runtime not in BUILTIN_RUNTIMES:
-            _fail("default_runtime", default_runtime, "is neither a built-in runtime nor a key of docker_engine_runtimes")
+            _fail("default_runtime", default_runtime,
+                  "is neither a built-in runtime nor a key of %s_runtimes" % prefix, prefix)
         config["default-runtime"] = default_runtime
 
     extra = settings.get("daemon_options") or {}
     if not isinstance(extra, dict):
-        _fail("daemon_options", extra, "must be a dict")
+        _fail("daemon_options", extra, "must be a dict", prefix)
     merged = _merge(config, extra)
-    _Checker(merged, extra).check()
+    _Checker(merged, extra, prefix).check()
     return merged
+
+
+def inner_daemon_config(settings=None, prefix="runtime_container"):
+    """daemon.json of the runtime container's inner engine (dind), checked by the same rules as the host's.
+
+    Settings: registry_mirrors, insecure_registries, default_address_pools (empty: INNER_ADDRESS_POOLS),
+    log_max_size and log_max_file (empty: INNER_LOG_ROTATION), daemon_options (merged last) and storage_driver
+    (auto or a driver name; checked, not written). Always cgroupfs
+    (no systemd inside) and json-file logs; the storage driver, data-root and sockets are the entrypoint's.
+    """
+    settings = dict(settings or {})
+    unknown = sorted(set(settings) - {"registry_mirrors", "insecure_registries", "default_address_pools",
+                                      "log_max_size", "log_max_file", "daemon_options", "storage_driver"})
+    if unknown:
+        raise AnsibleFilterError("inner_daemon_config: unknown settings %s" % ", ".join(unknown))
+    # Checked here (a driver dockerd does not know would only fail in the container, after a recreate) but not
+    # written: the entrypoint passes it to dockerd, or chooses one for auto.
+    storage = settings.pop("storage_driver", None) or "auto"
+    if storage != "auto" and storage not in STORAGE_DRIVERS:
+        _fail("storage_driver", storage, "is neither auto nor one of %s" % ", ".join(STORAGE_DRIVERS), prefix)
+    extra = settings.get("daemon_options") or {}
+    if isinstance(extra, dict):
+        for key, owner in sorted(INNER_RESERVED.items()):
+            if key in extra:
+                raise AnsibleFilterError(
+                    "%s_daemon_options: %s=%s is not an option of the inner daemon.json: the runtime image's "
+                    "entrypoint sets it (see %s_%s)" % (prefix, key, _show(extra[key]), prefix, owner))
+    inner = dict(INNER_LOG_ROTATION, cgroup_driver="cgroupfs", log_driver="json-file",
+                 default_address_pools=[dict(pool) for pool in INNER_ADDRESS_POOLS])
+    inner.update((key, value) for key, value in settings.items() if value not in (None, "", [], {}))
+    return docker_daemon_config(inner, prefix=prefix)
 
 
 class FilterModule(object):
     def filters(self):
-        return {"docker_daemon_config": docker_daemon_config}
+        return {"docker_daemon_config": docker_daemon_config, "inner_daemon_config": inner_daemon_config}

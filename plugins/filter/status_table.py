@@ -19,7 +19,8 @@ description:
     so every host stays on one line; values longer than O(max_width) are cut with C(...).
   - Numbers are right-aligned, everything else left-aligned.
   - "Known columns and their titles: C(host) (host), C(container_state) (container), C(restart_policy) (restart),
-    C(engine_version) (engine), C(storage_driver) (storage), C(platform) (platform), C(mounts_ok) (mounts),
+    C(engine_version) (engine), C(storage_driver) (storage), C(storage_reason) (storage why), C(inner_disk) (inner
+    disk), C(platform) (platform), C(mounts_ok) (mounts),
     C(api_key_present) (api key), C(jobs_total) (jobs), C(jobs_finished) (finished), C(jobs_running) (running),
     C(latest_jobs) (latest jobs), C(jobs_damaged) (damaged), C(harbor_version) (harbor). Any other key can be a column
     too; its title is the key."
@@ -90,6 +91,8 @@ DEFAULT_COLUMNS = (
     ("restart_policy", "restart"),
     ("engine_version", "engine"),
     ("storage_driver", "storage"),
+    ("storage_reason", "storage why"),
+    ("inner_disk", "inner disk"),
     ("platform", "platform"),
     ("mounts_ok", "mounts"),
     ("api_key_present", "api key"),

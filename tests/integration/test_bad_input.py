@@ -90,6 +90,13 @@ CASES = {
         "role": "runtime_container",
         "vars": {"runtime_container_api_key_file": MISSING_API_KEY_FILE},
     },
+    "inner-storage-driver-unknown": {
+        "role": "runtime_container", "vars": {"runtime_container_storage_driver": "overlay3"},
+    },
+    "inner-address-pool-malformed": {
+        "role": "runtime_container",
+        "vars": {"runtime_container_default_address_pools": [{"base": "10.300.0.0/16", "size": 24}]},
+    },
     "job-name-slash": {"module": "harbor_job", "args": {"name": "nightly/2026-12-02", "config": "<good config>"}},
     "job-name-dotdot": {"module": "harbor_job", "args": {"name": "../escape", "config": "<good config>"}},
     "job-name-line-break": {"module": "harbor_job", "args": {"name": "nightly\n", "config": "<good config>"}},

@@ -143,3 +143,71 @@ def test_a_named_setting_is_named_as_the_source():
 ])
 def test_good_options_pass(options):
     assert build(daemon_options=options)
+
+
+# ---------------------------------------------------------------------------- inner_daemon_config (runtime container)
+
+from ansible_collections.aisbench.agent_runtime.plugins.filter.docker_daemon import (  # noqa: E402
+    INNER_ADDRESS_POOLS,
+    inner_daemon_config,
+)
+
+
+def test_inner_defaults_cgroupfs_pools_for_2048_trials_and_rotated_logs():
+    config = inner_daemon_config({})
+    assert config == {
+        "exec-opts": ["native.cgroupdriver=cgroupfs"],
+        "log-driver": "json-file",
+        "log-opts": {"max-size": "20m", "max-file": "2"},
+        "default-address-pools": [{"base": "172.24.0.0/13", "size": 24}],
+    }
+    pool = INNER_ADDRESS_POOLS[0]
+    assert 2 ** (pool["size"] - int(pool["base"].split("/")[1])) >= 64
+    # The role passes its empty defaults: the same result.
+    assert inner_daemon_config({"registry_mirrors": [], "default_address_pools": [], "daemon_options": {}}) == config
+
+
+def test_inner_site_settings_replace_the_defaults():
+    config = inner_daemon_config({
+        "registry_mirrors": ["https://mirror.example.org"],
+        "default_address_pools": [{"base": "10.230.0.0/16", "size": 26}],
+        "daemon_options": {"mtu": 1400, "log-opts": {"max-size": "50m"}},
+    })
+    assert config["registry-mirrors"] == ["https://mirror.example.org"]
+    assert config["default-address-pools"] == [{"base": "10.230.0.0/16", "size": 26}]
+    assert config["mtu"] == 1400
+    assert config["log-opts"] == {"max-size": "50m", "max-file": "2"}
+    assert "storage-driver" not in config
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"daemon_options": {"storage-driver": "vfs"}},
+         "runtime_container_daemon_options: storage-driver='vfs' is not an option of the inner daemon.json: the "
+         "runtime image's entrypoint sets it (see runtime_container_storage_driver)"),
+        ({"daemon_options": {"data-root": "/srv/docker"}}, "see runtime_container_docker_volume"),
+        ({"daemon_options": {"hosts": ["tcp://0.0.0.0:2375"]}}, "see runtime_container_run_dir"),
+        ({"registry_mirrors": ["mirror.example.org"]}, "runtime_container_registry_mirrors: 'mirror.example.org'"),
+        ({"default_address_pools": [{"base": "10.230.0.0/16", "size": 8}]},
+         "runtime_container_default_address_pools: {'base': '10.230.0.0/16', 'size': 8} has a size outside 16-32"),
+        ({"daemon_options": {"mtu": "1400"}},
+         "runtime_container: daemon.json option mtu='1400' (from runtime_container_daemon_options) must be a whole"),
+        ({"storage_driver": "overlay3"},
+         "runtime_container_storage_driver: 'overlay3' is neither auto nor one of overlay2, fuse-overlayfs"),
+        ({"default_address_pools": [{"base": "10.300.0.0/16", "size": 24}]},
+         "runtime_container_default_address_pools: {'base': '10.300.0.0/16', 'size': 24} has a base that is not a "
+         "CIDR network"),
+        ({"storage": "vfs"}, "inner_daemon_config: unknown settings storage"),
+    ],
+)
+def test_inner_bad_settings_name_the_runtime_container_variable(settings, message):
+    with pytest.raises(AnsibleFilterError) as error:
+        inner_daemon_config(settings)
+    assert message in str(error.value)
+
+
+@pytest.mark.parametrize("driver", ["auto", "overlay2", "vfs", "", None])
+def test_inner_storage_driver_is_checked_but_never_written(driver):
+    # The entrypoint owns the driver (auto: chosen when the container starts); daemon.json never names it.
+    assert "storage-driver" not in inner_daemon_config({"storage_driver": driver})

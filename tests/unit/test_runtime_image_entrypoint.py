@@ -67,48 +67,114 @@ def test_arch_names(env, machine, expected):
     assert run(env, f"aisbench_arch {machine}").stdout.strip() == expected
 
 
-@pytest.mark.parametrize(
-    "url",
-    ["https://mirror.example.com", "http://10.0.0.5:5000", "https://mirror.example.com/v2-cache/", "http://m-1.corp:80/a/b"],
-)
-def test_valid_mirrors(env, url):
-    assert run(env, f"aisbench_valid_mirror '{url}'", check=False).returncode == 0
+def test_inner_daemon_json_is_installed_as_given(env, tmp_path):
+    config = {"exec-opts": ["native.cgroupdriver=cgroupfs"], "registry-mirrors": ["https://m.example"]}
+    out = run(dict(env, AIS_BENCH_DOCKERD_CONFIG=json.dumps(config)), "aisbench_inner_daemon_json").stdout
+    assert json.loads(out) == config
 
 
-@pytest.mark.parametrize(
-    "url",
-    ["mirror.example.com", "ftp://mirror.example.com", "https://", "https://a.example.com/\"x", "https://a b", "http://-bad.example"],
-)
-def test_invalid_mirrors(env, url):
-    assert run(env, f"aisbench_valid_mirror '{url}'", check=False).returncode != 0
+def test_inner_daemon_json_defaults_to_the_image_file(env, tmp_path):
+    default = tmp_path / "etc/aisbench/daemon.json"
+    default.parent.mkdir(parents=True)
+    default.write_text('{"default-address-pools": [{"base": "172.24.0.0/13", "size": 24}]}\n')
+    env = dict(env, AIS_BENCH_DEFAULT_DAEMON_JSON=str(default))
+    assert json.loads(run(env, "aisbench_inner_daemon_json").stdout)["default-address-pools"][0]["size"] == 24
+    assert run(dict(env, AIS_BENCH_DEFAULT_DAEMON_JSON=str(tmp_path / "none")), "aisbench_inner_daemon_json").stdout == "{}\n"
 
 
-def test_mirrors_json_empty_and_list(env):
-    assert json.loads(run(env, "aisbench_mirrors_json ''").stdout) == []
-    assert json.loads(run(env, "aisbench_mirrors_json ' , '").stdout) == []
-    mirrors = run(env, "aisbench_mirrors_json 'https://a.example.com, http://b.example.com:5000/,'").stdout
-    assert json.loads(mirrors) == ["https://a.example.com", "http://b.example.com:5000/"]
+@pytest.mark.parametrize("config", ["not json", "[1, 2]", '{"a": '])
+def test_inner_daemon_json_refuses_what_is_not_a_json_object(env, config):
+    result = run(dict(env, AIS_BENCH_DOCKERD_CONFIG=config), "aisbench_inner_daemon_json", check=False)
+    assert result.returncode == 2 and "AIS_BENCH_DOCKERD_CONFIG is not a JSON object" in result.stderr
 
 
-def test_mirrors_json_rejects_a_bad_entry(env):
-    result = run(env, "aisbench_mirrors_json 'https://a.example.com,not-a-url'", check=False)
-    assert result.returncode == 2
-    assert "AIS_BENCH_AGENT_REGISTRY_MIRROR: 'not-a-url' is not an http(s) URL" in result.stderr
+def test_forced_storage_driver(env, tmp_path):
+    out = run(env, f"aisbench_choose_storage_driver vfs '{tmp_path}/docker'").stdout
+    assert out == "vfs\tforced (AIS_BENCH_AGENT_STORAGE_DRIVER=vfs)\n"
+    result = run(env, f"aisbench_choose_storage_driver 'vfs;x' '{tmp_path}/docker'", check=False)
+    assert result.returncode == 2 and "'vfs;x' is not auto or a storage driver name" in result.stderr
 
 
-def test_daemon_json(env):
-    data = json.loads(run(env, "aisbench_daemon_json overlay2 'https://a.example.com'").stdout)
-    assert data == {
-        "exec-opts": ["native.cgroupdriver=cgroupfs"],
-        "storage-driver": "overlay2",
-        "registry-mirrors": ["https://a.example.com"],
-    }
-    assert json.loads(run(env, "aisbench_daemon_json vfs ''").stdout)["registry-mirrors"] == []
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="mounting an overlay needs root")
 
 
-def test_daemon_json_rejects_a_bad_driver(env):
-    result = run(env, "aisbench_daemon_json 'vfs\"' ''", check=False)
-    assert result.returncode == 2 and "AIS_BENCH_AGENT_STORAGE_DRIVER" in result.stderr
+@ROOT_ONLY
+def test_auto_picks_overlay2_on_a_plain_filesystem(env, tmp_path):
+    """tmp_path is on the host's own filesystem (ext4 here), as a named volume is in the runtime container."""
+    driver, reason = run(env, f"aisbench_choose_storage_driver auto '{tmp_path}/docker'").stdout.rstrip("\n").split("\t")
+    assert driver == "overlay2"
+    assert reason.startswith(f"auto: {tmp_path}/docker is on ") and reason.endswith(", overlay mount test passed")
+    assert os.listdir(tmp_path / "docker") == []
+
+
+@ROOT_ONLY
+def test_auto_falls_back_to_vfs_on_an_overlay(env, tmp_path):
+    """A data-root that is itself an overlay (a container's root without a volume) cannot hold overlay2."""
+    for sub in ("lower", "upper", "work", "merged"):
+        (tmp_path / sub).mkdir()
+    subprocess.run(["mount", "-t", "overlay", "overlay", "-o",
+                    f"lowerdir={tmp_path}/lower,upperdir={tmp_path}/upper,workdir={tmp_path}/work",
+                    str(tmp_path / "merged")], check=True)
+    try:
+        out = run(env, f"aisbench_choose_storage_driver auto '{tmp_path}/merged/docker'").stdout
+    finally:
+        subprocess.run(["umount", str(tmp_path / "merged")], check=True)
+    assert out == f"vfs\tauto: {tmp_path}/merged/docker is on overlayfs: overlay2 cannot stack\n"
+
+
+def test_auto_falls_back_to_vfs_when_the_mount_test_fails(env, tmp_path):
+    """A mount that fails (here: a mount command that always fails) gives vfs and says why."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "mount").write_text("#!/bin/sh\necho 'mount: wrong fs type, bad option' >&2\nexit 32\n")
+    (fake / "mount").chmod(0o755)
+    env = dict(env, PATH=f"{fake}:{env['PATH']}")
+    driver, reason = run(env, f"aisbench_choose_storage_driver auto '{tmp_path}/docker'").stdout.rstrip("\n").split("\t")
+    assert driver == "vfs"
+    assert reason.endswith("failed: mount: wrong fs type, bad option")
+    assert os.listdir(tmp_path / "docker") == []
+
+
+def test_storage_flags_record_the_driver_and_the_reason(env, tmp_path):
+    daemon_json = tmp_path / "etc/docker/daemon.json"
+    daemon_json.parent.mkdir(parents=True)
+    daemon_json.write_text("{}\n")
+    (tmp_path / "run/aisbench").mkdir(parents=True)
+    env = dict(env, AIS_BENCH_DATA_ROOT=str(tmp_path / "docker"), AIS_BENCH_AGENT_STORAGE_DRIVER="vfs")
+    result = run(env, "aisbench_storage_flags")
+    assert result.stdout.splitlines() == ["--storage-driver", "vfs"]
+    assert (tmp_path / "run/aisbench/storage-driver").read_text() == "vfs\nforced (AIS_BENCH_AGENT_STORAGE_DRIVER=vfs)\n"
+    assert "storage driver vfs: forced" in result.stderr
+    daemon_json.write_text('{"storage-driver": "overlay2"}\n')
+    assert run(env, "aisbench_storage_flags").stdout == ""
+    assert (tmp_path / "run/aisbench/storage-driver").read_text() == "overlay2\nset in the inner daemon.json\n"
+
+
+def test_another_drivers_layers_are_removed_and_volumes_kept(env, tmp_path):
+    root = tmp_path / "docker"
+    for path in ("image/vfs/imagedb", "vfs/dir/abc/usr", "image/overlay2/imagedb", "overlay2/l", "volumes/aisbench-agent-x/_data"):
+        (root / path).mkdir(parents=True)
+    (root / "vfs/dir/abc/usr/big").write_text("x" * 1000)
+    out = run(env, f"aisbench_remove_other_driver_data overlay2 '{root}'; wait").stdout
+    assert out.strip() == (f"removing the vfs layers of an earlier start from {root} "
+                           "(images of the overlay2 engine are rebuilt by baked_images)")
+    for _ in range(50):
+        if sorted(os.listdir(root)) == ["image", "overlay2", "volumes"]:
+            break
+        __import__("time").sleep(0.1)
+    assert sorted(os.listdir(root)) == ["image", "overlay2", "volumes"]
+    assert os.listdir(root / "image") == ["overlay2"]
+    assert run(env, f"aisbench_remove_other_driver_data overlay2 '{root}'").stdout == ""
+
+
+def test_an_auto_fallback_to_vfs_keeps_the_overlay2_layers(env, tmp_path):
+    root = tmp_path / "docker"
+    for path in ("image/overlay2/imagedb", "overlay2/l"):
+        (root / path).mkdir(parents=True)
+    out = run(env, f"aisbench_remove_other_driver_data vfs '{root}' auto").stdout
+    assert out.strip() == (f"keeping the overlay2 layers of an earlier start in {root} "
+                           "(auto fell back to vfs; force a driver to remove them)")
+    assert sorted(os.listdir(root)) == ["image", "overlay2"]
 
 
 def test_write_if_changed(env, tmp_path):
@@ -252,16 +318,16 @@ def test_main_in_host_mode_patches_and_execs(env, tmp_path):
     assert not (tmp_path / "etc/docker/daemon.json").exists()
 
 
-def test_main_rejects_a_bad_mirror_before_starting_the_engine(env, tmp_path):
+def test_main_rejects_a_bad_daemon_json_before_starting_the_engine(env, tmp_path):
     result = subprocess.run(
         [str(ENTRYPOINT), "true"],
-        env=dict(env, AIS_BENCH_AGENT_INNER_DOCKER="1", AIS_BENCH_AGENT_REGISTRY_MIRROR="https://ok.example.com,bad"),
+        env=dict(env, AIS_BENCH_AGENT_INNER_DOCKER="1", AIS_BENCH_DOCKERD_CONFIG="registry-mirrors=bad"),
         capture_output=True,
         text=True,
         check=False,
     )
     assert result.returncode == 2
-    assert "'bad' is not an http(s) URL" in result.stderr
+    assert "AIS_BENCH_DOCKERD_CONFIG is not a JSON object: registry-mirrors=bad" in result.stderr
     assert not (tmp_path / "etc/docker/daemon.json").exists()
 
 

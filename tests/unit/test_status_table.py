@@ -18,6 +18,8 @@ FULL = {
     "restart_policy": "unless-stopped",
     "engine_version": "26.1.5+dfsg1",
     "storage_driver": "vfs",
+    "storage_reason": "auto: /var/lib/docker is on overlayfs: overlay2 cannot stack",
+    "inner_disk": "img 1.2GB ctr 0B vol 812MB cache 0B free 40G",
     "platform": "linux/amd64",
     "mounts_ok": True,
     "api_key_present": False,
@@ -32,14 +34,17 @@ FULL = {
 def test_full_row_and_a_row_with_missing_keys():
     table = status_table([FULL, {"host": "arm01", "jobs_total": 7, "container_state": None, "platform": ""}])
     lines = table.splitlines()
-    assert lines[0].split() == ["host", "container", "restart", "engine", "storage", "platform", "mounts", "api",
+    assert lines[0].split() == ["host", "container", "restart", "engine", "storage", "storage", "why", "inner", "disk",
+                                "platform", "mounts", "api",
                                 "key", "jobs", "finished", "running", "latest", "jobs", "damaged", "harbor"]
     assert set(lines[1]) == {"-", " "}
     assert lines[2].split("  ")[0] == "gpu01"
     assert "yes" in lines[2] and " no " in lines[2]
     assert "nightly-2026-12-02, nightly-2026-12-01, nightly-2026-11-30 +1" in lines[2]
     # Missing, None and empty values are "-".
-    assert lines[3].split() == ["arm01", "-", "-", "-", "-", "-", "-", "-", "7", "-", "-", "-", "-", "-"]
+    assert lines[3].split() == ["arm01", "-", "-", "-", "-", "-", "-", "-", "-", "-", "7", "-", "-", "-", "-", "-"]
+    assert "auto: /var/lib/docker is on overlayfs: overlay2 cannot stack" in lines[2]
+    assert "img 1.2GB ctr 0B vol 812MB cache 0B free 40G" in lines[2]
     # Fixed width: every column starts at the same offset on every line.
     starts = [i for i, ch in enumerate(lines[1]) if ch == "-" and (i == 0 or lines[1][i - 1] == " ")]
     for line in (lines[0], lines[2], lines[3]):
