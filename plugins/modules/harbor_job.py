@@ -682,7 +682,8 @@ class HarborJob:
                     return pid
                 self.fail("Harbor exited before job %s started. Harbor output:\n%s" % (self.name, self.files.log_tail()))
             if time.time() > deadline:
-                self.fail("job %s did not start within start_timeout=%d s (a config Harbor needs longer to read?). %s "
+                self.fail("job %s did not start within start_timeout=%d s (a Docker engine that does not answer, or a config "
+                          "Harbor needs longer to read?). %s "
                           "Raise start_timeout to give it longer. Harbor output:\n%s"
                           % (self.name, self.module.params["start_timeout"], self.stop_started(), self.files.log_tail()))
 
