@@ -10,6 +10,8 @@
    trials against a naive summarize script (bench/harbor_summary.py).
 4. agents: the real mini-swe-agent and Qwen Code on a sample task, offline, on their baked toolchains and with
    Harbor's own per-trial install, side by side (bench/agents.yml, bench/agents.py): Harbor's phase times.
+5. shard: one matrix through nightly.yml's shard mode on 1, 2 and 3 targets (bench/shard.py): wall time and the
+   merged pass@1.
 
 Targets are privileged containers from aisbench-test/debian-systemd:13 (systemd PID 1) on this
 machine's engine, named aisbench-bench-*, reached with community.docker.docker and removed at
@@ -40,6 +42,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import agents as agents_bench  # noqa: E402  pylint: disable=wrong-import-position
 import harbor_summary  # noqa: E402  pylint: disable=wrong-import-position
+import shard as shard_bench  # noqa: E402  pylint: disable=wrong-import-position
 
 TARGET_IMAGE = "aisbench-test/debian-systemd:13"
 PREFIX = "aisbench-bench-"
@@ -416,6 +419,9 @@ def render_markdown(results):
                 out.append("| %s | %s | %d | %s | %s |" % (agent, mode, row["trials"], " | ".join(cells),
                                                           ", ".join(row["outcomes"])))
         out += ["", "Whole part: %.0f s. %s" % (agents["wall_seconds"], _measured(agents)), ""]
+    shard = results.get("shard")
+    if shard:
+        out += shard_bench.render(shard, _measured(shard))
     out += [
         "## How to read them",
         "",
@@ -458,6 +464,9 @@ def parse_args(argv=None):
     parser.add_argument("--skip-fleet", action="store_true")
     parser.add_argument("--skip-harbor", action="store_true")
     parser.add_argument("--skip-agents", action="store_true")
+    parser.add_argument("--skip-shard", action="store_true")
+    parser.add_argument("--shard-targets", default="1,2,3", help="target counts of the shard part (default: 1,2,3)")
+    parser.add_argument("--shard-attempts", type=int, default=2, help="attempts per task and agent (default: 2)")
     parser.add_argument("--agent-attempts", type=int, default=2, help="baked trials per agent (default: 2)")
     parser.add_argument("--output", default=os.path.join(ROOT, "docs", "performance.md"),
                         help="Markdown report, or a JSON copy of the results if the path ends in .json")
@@ -518,6 +527,11 @@ def main(argv=None):
     if not args.skip_agents:
         rows = agents_bench.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-agents"), args.agent_attempts, log)
         results["agents"] = dict(rows, measured_at=now(), command=command)
+        save()
+    if not args.skip_shard:
+        sizes = sorted({int(size) for size in args.shard_targets.split(",") if size.strip()})
+        rows = shard_bench.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-shard"), sizes, args.shard_attempts, log)
+        results["shard"] = dict(rows, measured_at=now(), command=command)
         save()
     if not args.skip_single:
         results["single"] = dict(bench_single(args, debs, workdir), measured_at=now(), command=command)

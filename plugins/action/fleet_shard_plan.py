@@ -80,7 +80,7 @@ def run_plan(params, check_mode=False):
     if changed and not check_mode:
         os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
         fr.write_file(path, text.encode("utf-8"))
-    hosts = sorted(set(usable) | set(a["host"] for a in plan["assignments"]))
+    hosts = sorted(set(params["listings"]) | set(a["host"] for a in plan["assignments"]))
     jobs = dict((host, fs.host_jobs(plan, host)) for host in hosts)
     idle = [a["host"] for a in plan["assignments"] if a["state"] == fs.ACTIVE and a["host"] not in usable]
     return {
