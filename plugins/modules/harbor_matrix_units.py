@@ -18,8 +18,8 @@ description:
     times.
   - The nightly playbook's shard mode runs it on every host and gives the results to
     M(aisbench.agent_runtime.fleet_shard_plan), which splits the units across the hosts.
-  - A task directory is one holding C(task.toml) and C(instruction.md) (Harbor's deeper checks are not repeated: a
-    task Harbor refuses to run is reported by the merge as missing units).
+  - A task directory is one holding C(task.toml) and C(instruction.md). Harbor's deeper checks are not repeated; a
+    task Harbor refuses to run is reported by the merge as missing units.
   - Changes nothing.
 options:
   config:
@@ -115,7 +115,9 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_resu
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import (
     HarborJobError,
     Runtime,
+    config_through_harbor,
     filter_matrix,
+    harbor_cli_spelling,
     parse_config_text,
 )
 
@@ -171,11 +173,8 @@ def read_config(module, path, path_map):
                                  "read it through Harbor, or give the config as a mapping" % path)
         # No PyYAML on the target: Harbor parses it where it runs.
         runtime = Runtime(module, module.params["container"])
-        rc, out, err = runtime.run([module.params["harbor_executable"], "job", "start", "-c", path, "--print-config"], check=False)
-        start = out.find("{")
-        if rc != 0 or start < 0:
-            raise HarborJobError("cannot read the job config %s through Harbor: %s" % (path, (err or out).strip()[-1000:]))
-        config = json.JSONDecoder().raw_decode(out[start:])[0]
+        harbor = module.params["harbor_executable"]
+        config = config_through_harbor(runtime, harbor, harbor_cli_spelling(runtime, harbor), path)
     return config
 
 
