@@ -32,31 +32,38 @@ def _docker(*args, check=True):
     return subprocess.run(["docker"] + list(args), check=check, capture_output=True, text=True)
 
 
-def prepare_target(workdir, index, attempts):
-    """A runtime container and its root (tasks, config): what the runtime_container role leaves on a host."""
-    name = "%s%d" % (PREFIX, index)
-    root = os.path.join(workdir, "target-%d" % index)
-    shutil.rmtree(root, ignore_errors=True)
-    for sub in ("jobs", "logs", "config"):
-        os.makedirs(os.path.join(root, sub))
-    shutil.copytree(os.path.join(FIXTURES, "tasks"), os.path.join(root, "tasks"))
-    for dirpath, _dirs, files in os.walk(os.path.join(root, "tasks")):
+def prepare_tasks(workdir):
+    """The fixture tasks, once, at one path every target sees (hosts of one night must list the same matrix)."""
+    tasks = os.path.join(workdir, "tasks")
+    shutil.rmtree(tasks, ignore_errors=True)
+    shutil.copytree(os.path.join(FIXTURES, "tasks"), tasks)
+    for dirpath, _dirs, files in os.walk(tasks):
         if "Dockerfile" in files:  # the fixtures' base tag is the recording host's; the local minbase is the same
             path = os.path.join(dirpath, "Dockerfile")
             with open(path) as handle:
                 text = TASK_BASE.sub("FROM local/debian:12-minbase", handle.read())
             with open(path, "w") as handle:
                 handle.write(text)
+    return tasks
+
+
+def prepare_target(workdir, index, attempts, tasks):
+    """A runtime container and its root (jobs, logs, config): what the runtime_container role leaves on a host."""
+    name = "%s%d" % (PREFIX, index)
+    root = os.path.join(workdir, "target-%d" % index)
+    shutil.rmtree(root, ignore_errors=True)
+    for sub in ("jobs", "logs", "config"):
+        os.makedirs(os.path.join(root, sub))
     with open(os.path.join(FIXTURES, "matrices", "shard.yaml")) as handle:
-        matrix = handle.read().replace(RECORDED_ROOT + "/tasks", root + "/tasks")
+        matrix = handle.read().replace(RECORDED_ROOT + "/tasks", tasks)
     matrix = re.sub(r"^n_attempts: \d+$", "n_attempts: %d" % attempts, matrix, flags=re.M)
     with open(os.path.join(root, "config", "matrix.yaml"), "w") as handle:
         handle.write(matrix)
     _docker("rm", "-f", name, check=False)
     # The bench's own throw-away container; the runtime_container role would take minutes per target here.
     _docker("run", "-d", "--name", name, "-e", "LITELLM_LOCAL_MODEL_COST_MAP=True",
-            "-v", "/var/run/docker.sock:/var/run/docker.sock", "-v", "%s:%s" % (root, root), "-w", root,
-            IMAGE, "sleep", "infinity")
+            "-v", "/var/run/docker.sock:/var/run/docker.sock", "-v", "%s:%s" % (root, root),
+            "-v", "%s:%s:ro" % (tasks, tasks), "-w", root, IMAGE, "sleep", "infinity")
     return name, root
 
 
@@ -105,8 +112,9 @@ def run_benchmark(workdir, sizes, attempts, log):
     os.makedirs(workdir, exist_ok=True)
     targets = []
     try:
+        tasks = prepare_tasks(workdir)
         for index in range(1, max(sizes) + 1):
-            targets.append(prepare_target(workdir, index, attempts))
+            targets.append(prepare_target(workdir, index, attempts, tasks))
         # One warm-up night so every size finds the task images built (Harbor builds them per trial otherwise
         # once per machine, which would count against whichever size runs first).
         run_night(workdir, 1, targets, log)
