@@ -43,7 +43,7 @@ options:
   path_map:
     description:
       - Directories as seen where Harbor runs (keys) and the same directories on the target (values), for example
-        C({/opt/swebench/tasks: /srv/swebench/tasks}). The longest matching prefix wins; other paths are read as they
+        C(/opt/swebench/tasks) to C(/srv/swebench/tasks). The longest matching prefix wins; other paths are read as they
         are.
     type: dict
     default: {}
