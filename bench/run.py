@@ -303,6 +303,13 @@ def _best(runs):
     return min(runs, key=lambda run: run["seconds"])
 
 
+def _part_load(section):
+    """The load a part saw (before and after it), for parts that recorded one."""
+    if not section.get("load"):
+        return ""
+    return "%s (before and after). " % _load_note([{"load_before": section["load"][0], "load_after": section["load"][1]}])
+
+
 def _measured(section):
     return "Measured %s with `%s`." % (section["measured_at"], section["command"])
 
@@ -418,14 +425,10 @@ def render_markdown(results):
                          ("environment_setup", "agent_setup", "agent_execution", "verifier", "total")]
                 out.append("| %s | %s | %d | %s | %s |" % (agent, mode, row["trials"], " | ".join(cells),
                                                           ", ".join(row["outcomes"])))
-        load = ("%s (before and after). " % _load_note([{"load_before": agents["load"][0], "load_after": agents["load"][1]}])
-                if agents.get("load") else "")
-        out += ["", "Whole part: %.0f s. %s%s" % (agents["wall_seconds"], load, _measured(agents)), ""]
+        out += ["", "Whole part: %.0f s. %s%s" % (agents["wall_seconds"], _part_load(agents), _measured(agents)), ""]
     shard = results.get("shard")
     if shard:
-        load = ("%s (before and after). " % _load_note([{"load_before": shard["load"][0], "load_after": shard["load"][1]}])
-                if shard.get("load") else "")
-        out += shard_bench.render(shard, load + _measured(shard))
+        out += shard_bench.render(shard, _part_load(shard) + _measured(shard))
     out += [
         "## How to read them",
         "",
