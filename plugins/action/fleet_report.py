@@ -17,6 +17,7 @@ import time
 
 from ansible.plugins.action import ActionBase
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_report as fr
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_shard as fs
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "templates", "fleet_report")
 HTML_TEMPLATE = "report.html.j2"
@@ -44,6 +45,7 @@ ARGUMENT_SPEC = dict(
     min_trials=dict(type="int", default=1),
     history=dict(type="int", default=fr.DEFAULT_HISTORY),
     update_latest=dict(type="bool", default=True),
+    reward_key=dict(type="str", no_log=False),
 )
 
 
@@ -101,6 +103,22 @@ def validate(params):
             raise FleetReportError(problem)
 
 
+def shard_merge(night_dir, hosts_dir, summaries, reward_key):
+    """{plan, merge} when the night was run in shard mode (its night directory holds the plan), else None."""
+    try:
+        plan = fs.load_plan(os.path.join(night_dir, fs.PLAN_FILE))
+    except fs.ShardError as exc:
+        raise FleetReportError("the night's shard plan cannot be used: %s" % exc)
+    if plan is None:
+        return None
+    paths = dict((item["host"], item["path"]) for item in summaries)
+    host_trials = {}
+    for host in sorted(set(a["host"] for a in plan["assignments"])):
+        path = paths.get(host) or os.path.join(hosts_dir, host, fr.SUMMARY_FILE)
+        host_trials[host] = fs.load_host_trials(path)
+    return {"plan": plan, "merge": fs.merge(plan, host_trials, reward_key)}
+
+
 def run_report(params, check_mode=False, diff=False, render_html=None):
     """Build the night's report and write its files (not in check mode); the task's result."""
     params = dict(params)
@@ -120,12 +138,13 @@ def run_report(params, check_mode=False, diff=False, render_html=None):
                                  params["expected_hosts"], params["dropped_hosts"])
     except fr.ReportError as exc:
         raise FleetReportError(str(exc))
+    shard = shard_merge(night_dir, hosts_dir, params["summaries"], params["reward_key"])
     previous_night, previous, history, warnings = fr.find_history(report_dir, night, params["previous_night"],
                                                                   params["history"])
     if params["previous_night"] and previous is None:
         raise FleetReportError("previous_night %s: %s" % (params["previous_night"], "; ".join(warnings)))
     report = fr.build_report(night, hosts, previous_night, previous, params["threshold"], params["min_trials"],
-                             warnings, history, params["history"])
+                             warnings, history, params["history"], shard)
 
     paths = fr.report_paths(night_dir)
     contents = fr.render_all(report, render_html or html_renderer())
@@ -153,6 +172,8 @@ def run_report(params, check_mode=False, diff=False, render_html=None):
         "failed_hosts": report["failed_hosts"],
         "no_result_hosts": report["no_result_hosts"],
         "counts": report["counts"],
+        "mode": report["mode"],
+        "shard": report["shard"],
         "report_warnings": report["warnings"],
         "summary_lines": fr.summary_lines(report),
     }

@@ -32,6 +32,7 @@ import math
 import os
 import re
 
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.fleet_shard import MISSING_EXCEPTION, PLAN_FILE
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import read_regular_file
 
 REPORT_FORMAT_VERSION = 2
@@ -176,8 +177,9 @@ def _merge_row(row, other):
         row["durations"][phase]["n"] += other["durations"][phase]["n"]
     for name, task in other["tasks"].items():
         mine = row["tasks"].setdefault(name, _new_task())
-        for field in TASK_COUNTERS:
+        for field in TASK_COUNTERS + ("n_timed",):
             mine[field] += task[field]
+        mine["total_sec"] = _round(mine["total_sec"] + task["total_sec"], 3)
         for exc, number in task["exceptions"].items():
             mine["exceptions"][exc] = mine["exceptions"].get(exc, 0) + number
 
@@ -185,6 +187,9 @@ def _merge_row(row, other):
 def _new_task():
     task = dict((field, 0) for field in TASK_COUNTERS)
     task["exceptions"] = {}
+    # Trial time of the task (summaries from before it was recorded have none): shard plans balance by it.
+    task["total_sec"] = 0.0
+    task["n_timed"] = 0
     return task
 
 
@@ -223,8 +228,9 @@ def _eval_row(ev, where):
         task_where = "%s.tasks[%d]" % (where, index)
         task = _dict(task, task_where)
         mine = row["tasks"].setdefault(_label(task.get("task"), task_where + ".task"), _new_task())
-        for field in TASK_COUNTERS:
+        for field in TASK_COUNTERS + ("n_timed",):
             mine[field] += _count(task.get(field, 0), "%s.%s" % (task_where, field))
+        mine["total_sec"] = _round(mine["total_sec"] + (_number(task.get("total_sec"), task_where + ".total_sec") or 0.0), 3)
         for exc, number in _dict(task.get("exceptions"), task_where + ".exceptions").items():
             mine["exceptions"][str(exc)] = mine["exceptions"].get(str(exc), 0) + _count(number, task_where + ".exceptions")
     return key, row
@@ -476,6 +482,33 @@ def fleet_rows(hosts):
         row["host_max_pass_at_1"] = max(spread) if spread else None
         result.append(row)
     return result
+
+
+def shard_rows(merged):
+    """Fleet rows of a shard night, from fleet_shard.merge: every shard's trials scored together (score_trials).
+
+    Each row also names the hosts that ran it (n_hosts, hosts) and its missing units (n_missing, counted in
+    n_completed and n_errored as MissingUnit outcomes); each task names the hosts that ran it and those that did not.
+    """
+    provenance = {}
+    for item in merged["provenance"]:
+        provenance.setdefault((item["benchmark"], item["agent"], item["model"]), []).append(item)
+    rows = []
+    for index, ev in enumerate(merged["evals"]):
+        key, row = _eval_row(ev, "shard merge evals[%d]" % index)
+        row = _finish_row(row)
+        items = provenance.get(key, [])
+        row["hosts"] = sorted(set(host for item in items for host in item["hosts"]))
+        row["n_hosts"] = len(row["hosts"])
+        row["host_min_pass_at_1"] = row["host_max_pass_at_1"] = None
+        row["n_missing"] = sum(item["n_missing"] for item in items)
+        for item in items:
+            task = row["tasks"].get(item["task"])
+            if task is not None:
+                task["hosts"] = item["hosts"]
+                task["missing_hosts"] = item["missing_hosts"]
+        rows.append(row)
+    return sorted(rows, key=lambda r: _sort_key((r["benchmark"], r["agent"], r["model"])))
 
 
 # --- tasks ---------------------------------------------------------------------------------
@@ -742,10 +775,15 @@ PASS_AT_1_DEFINITION = ("passed trials / completed trials (errored and cancelled
 
 
 def build_report(night, hosts, previous_night=None, previous=None, threshold=0.05, min_trials=1, warnings=None,
-                 history=None, history_size=DEFAULT_HISTORY):
-    """The report document (also the content of fleet-report.json)."""
+                 history=None, history_size=DEFAULT_HISTORY, shard=None):
+    """The report document (also the content of fleet-report.json).
+
+    shard: {"plan": the night's shard plan, "merge": fleet_shard.merge of it} for a shard night: the fleet rows are
+    the merged trials of every shard; hosts, each running a different part, are not compared with earlier nights.
+    """
     history = list(history or [])
-    rows = fleet_rows(hosts)
+    warnings = list(warnings or [])
+    rows = shard_rows(shard["merge"]) if shard else fleet_rows(hosts)
     previous_hosts = {}
     previous_failed = set()
     if previous is not None:
@@ -762,6 +800,12 @@ def build_report(night, hosts, previous_night=None, previous=None, threshold=0.0
     changes = task_changes(rows, history)
     for host in hosts:
         before = previous_hosts.get(host["host"])
+        if shard:
+            # A host ran its part of the matrix, another part another night: nothing to compare.
+            for row in host["rows"]:
+                row.update(previous_pass_at_1=None, delta=None, change=SHARD_CHANGE)
+            host["failed_previous_night"] = host["host"] in previous_failed
+            continue
         # A host compares with its own previous rows; a failed or empty host is listed as such
         # instead of as a pile of "gone" rows.
         if before is not None and host["rows"]:
@@ -820,7 +864,30 @@ def build_report(night, hosts, previous_night=None, previous=None, threshold=0.0
         "task_fixes": [item for item in changes if item["change"] == "fixed"],
         "flaky_tasks": [item for item in changes if item["flaky"]],
         "history": history_series(rows, history, night),
-        "warnings": list(warnings or []),
+        "warnings": warnings + (shard["merge"]["warnings"] if shard else []),
+        "mode": "shard" if shard else "replicate",
+        "shard": shard_section(shard) if shard else None,
+    }
+
+
+SHARD_CHANGE = "shard part"
+
+
+def shard_section(shard):
+    """The report's account of a shard night: the plan's jobs, what each did, the missing units, task provenance."""
+    plan = shard["plan"]
+    merged = shard["merge"]
+    return {
+        "plan_file": PLAN_FILE,
+        "balanced_by": plan["balanced_by"],
+        "rounds": len(plan["rounds"]),
+        "hosts": plan["hosts"],
+        "n_units": merged["n_units"],
+        "n_counted": merged["n_counted"],
+        "n_missing": merged["n_missing"],
+        "shards": merged["shards"],
+        "missing": merged["missing"],
+        "provenance": merged["provenance"],
     }
 
 
@@ -1006,6 +1073,23 @@ def report_tables(report):
             host_classes.append(row["change"])
     tables["hosts"] = _table(HOST_TABLE_HEADERS, host_rows, host_classes)
     tables["fleet_matrix"] = [_matrix_table(m, m["benchmark"]) for m in task_matrix(fleet["rows"])]
+    shard = report.get("shard")
+    tables["shards"] = _table(
+        ["host", "job", "round", "state", "units", "done", "missing", "not counted"],
+        [[s["host"], s["job"], s["round"], s["state"], s["n_units"], s["n_done"], s["n_missing"], s["n_not_counted"]]
+         for s in (shard or {}).get("shards", [])],
+        ["regressed" if s["n_missing"] else None for s in (shard or {}).get("shards", [])])
+    tables["missing"] = _table(
+        ["host", "job", "benchmark", "task", "agent", "model", "units"],
+        [[m["host"], m["job"], m["benchmark"], m["task"], m["agent"], m["model"], m["n"]]
+         for m in (shard or {}).get("missing", [])])
+    outcomes = task_outcomes(fleet["rows"])
+    tables["provenance"] = _table(
+        ["benchmark", "task", "agent", "model", "outcome", "ran on", "jobs", "missing on"],
+        [[p["benchmark"], p["task"], p["agent"], p["model"],
+          (outcomes.get((p["benchmark"], p["task"], p["agent"], p["model"])) or {}).get("label"),
+          ", ".join(p["hosts"]), ", ".join(p["jobs"]), ", ".join(p["missing_hosts"])]
+         for p in (shard or {}).get("provenance", [])])
     tables["host_matrix"] = [(host["host"], [_matrix_table(m, m["benchmark"]) for m in task_matrix(host["rows"])])
                              for host in report["hosts"] if host["rows"]]
     return tables
@@ -1023,6 +1107,12 @@ def intro_lines(report):
     lines.append("Hosts: %d, with results %d, failed %d, without results %d." % (
         counts["hosts"], counts["hosts_ok"], counts["hosts_failed"], counts["hosts_no_results"]))
     lines.append("pass@1 = %s." % report["pass_at_1_definition"])
+    shard = report.get("shard")
+    if shard:
+        lines.append("Shard mode: one matrix of %d units split across %d host(s) (balanced by %s, %d round(s)); "
+                     "%d unit(s) missing, counted as failed trials (%s) until a rerun completes them." % (
+                         shard["n_units"], len(shard["hosts"]), shard["balanced_by"], shard["rounds"],
+                         shard["n_missing"], MISSING_EXCEPTION))
     lines.append("Tasks: %d regressed, %d fixed, %d flaky over the last %d night(s) with a report." % (
         counts["task_regressions"], counts["task_fixes"], counts["flaky_tasks"], len(report["history"]["nights"])))
     return lines
@@ -1126,7 +1216,8 @@ CSV_COLUMNS = ("scope", "host", "host_status", "benchmark", "agent", "model", "t
                "primary_key", "reward_means", "previous_pass_at_1", "delta", "change", "n_pass", "n_completed",
                "n_errored", "n_cancelled", "n_hosts", "exceptions", "outcome", "flaky", "n_input_tokens",
                "n_cache_tokens", "n_output_tokens", "cost_usd", "n_cost_reported", "environment_setup_sec",
-               "agent_setup_sec", "agent_execution_sec", "verifier_sec", "trial_sec", "night", "stage", "error")
+               "agent_setup_sec", "agent_execution_sec", "verifier_sec", "trial_sec", "night", "stage", "error",
+               "n_missing", "job", "hosts")
 
 
 def _csv_cell(value):
@@ -1143,6 +1234,7 @@ def _csv_cell(value):
 def _csv_row_values(row):
     values = dict(row, exceptions=fmt_exceptions(row.get("exceptions") or {}))
     values["reward_means"] = "; ".join("%s=%s" % item for item in (row.get("reward_means") or {}).items())
+    values["hosts"] = ", ".join(row.get("hosts") or []) or None
     values.pop("tasks", None)
     for phase, column in zip(PHASES, ("environment_setup_sec", "agent_setup_sec", "agent_execution_sec",
                                       "verifier_sec", "trial_sec")):
@@ -1177,9 +1269,17 @@ def render_csv(report):
             change = changes.get((host, key[0], key[1], key[2], key[3])) or {}
             emit({"scope": "task", "host": host, "host_status": status, "benchmark": key[0], "task": key[1],
                   "agent": key[2], "model": key[3], "outcome": task["label"], "n_pass": task["n_pass"],
+                  "hosts": ", ".join(task.get("hosts") or []) or None,
                   "n_completed": task["n_trials"], "n_errored": task["n_error"],
                   "exceptions": fmt_exceptions(task["exceptions"]), "change": change.get("change"),
                   "flaky": "yes" if change.get("flaky") else None, "night": change.get("previous_night")})
+    shard = report.get("shard") or {}
+    for item in shard.get("shards", []):
+        emit({"scope": "shard", "host": item["host"], "job": item["job"], "outcome": item["state"],
+              "n_completed": item["n_done"], "n_missing": item["n_missing"]})
+    for item in shard.get("missing", []):
+        emit({"scope": "missing", "host": item["host"], "job": item["job"], "benchmark": item["benchmark"],
+              "task": item["task"], "agent": item["agent"], "model": item["model"], "n_missing": item["n"]})
     history = report["history"]
     for series in history["series"]:
         for night, value in zip(history["nights"], series["values"]):
@@ -1227,6 +1327,10 @@ def render_markdown(report):
         lines.pop()
     else:
         lines.append("No task outcomes (summaries without details).")
+    if report.get("shard"):
+        lines += ["", "## Shards", ""] + _md_table(tables["shards"])
+        lines += ["", "### Missing units", ""] + _md_table(tables["missing"])
+        lines += ["", "### Which host ran each task", ""] + _md_table(tables["provenance"])
     lines += ["", "## Tokens, cost and time", ""] + _md_table(tables["usage"], "No trials.")
     lines += ["", "## pass@1 history (fleet)", ""] + _md_table(tables["history"], "No history.")
     lines += ["", "## Failed hosts", ""] + _md_table(tables["failed_hosts"])
@@ -1255,6 +1359,15 @@ def summary_lines(report, limit=20):
         lines += text_table(headers, rows, right=("pass@1", "previous", "delta", "passed", "completed", "errored", "hosts"))
     else:
         lines.append("No host reported a completed trial.")
+    shard = report.get("shard")
+    if shard:
+        by_host = {}
+        for item in shard["missing"]:
+            by_host[item["host"]] = by_host.get(item["host"], 0) + item["n"]
+        lines.append("Shard mode: %d units on %d host(s), %d missing%s" % (
+            shard["n_units"], len(set(s["host"] for s in shard["shards"])), shard["n_missing"],
+            " (%s)" % ", ".join("%s: %d" % (host or "-", n) for host, n in sorted(by_host.items(), key=lambda i: i[0] or ""))
+            if by_host else ""))
     regressions = report["regressions"] + report["host_regressions"]
     lines.append("Regressions: %d" % len(regressions))
     for item in regressions[:limit]:

@@ -310,9 +310,13 @@ def trial_record(result, name):
     model = model_info.get("name") if isinstance(model_info, dict) else None
     exception = result.get("exception_info")
     task = result.get("task_name")
+    task_id = result.get("task_id")
+    task_path = task_id.get("path") if isinstance(task_id, dict) else None
     record = {
         "trial": str(result.get("trial_name") or name),
         "task": str(task).rsplit("/", maxsplit=1)[-1] if task else task_of_trial_name(name),
+        # The task's directory name: what a dataset's task_names filter matches (Harbor's LocalTaskId.get_name).
+        "task_dir": os.path.basename(os.path.normpath(str(task_path))) if task_path else None,
         "key": (str(agent_info.get("name") or DEFAULT_AGENT), str(model) if model else None,
                 str(result.get("source") or "adhoc")),
         "rewards": _rewards_of(result),
@@ -476,9 +480,15 @@ def _add_details(ev, group):
                 durations[phase]["total_sec"] = round(durations[phase]["total_sec"] + seconds, 3)
                 durations[phase]["n"] += 1
         task = tasks.setdefault(record["task"], {"task": record["task"], "n_trials": 0, "n_pass": 0,
-                                                 "n_fail": 0, "n_error": 0, "exceptions": {}, "trials": []})
+                                                 "n_fail": 0, "n_error": 0, "exceptions": {}, "trials": [],
+                                                 "total_sec": 0.0, "n_timed": 0})
         outcome = _task_outcome(record, ev["primary_key"])
         task["n_trials"] += 1
+        seconds = (record.get("durations") or {}).get("total")
+        if seconds is not None:
+            # Trial time per task: what fleet_shard balances a later night's shards by.
+            task["total_sec"] = round(task["total_sec"] + seconds, 3)
+            task["n_timed"] += 1
         task["n_" + outcome] += 1
         task["trials"].append(record["trial"])
         if record["exception"] is not None:
@@ -585,13 +595,16 @@ def _empty_summary(name, path):
     }
 
 
-def summarize_job(job_path, name=None, details=False, reward_key=None):
+def summarize_job(job_path, name=None, details=False, reward_key=None, trials=False):
     """Summary dict for one job directory; problems land in ``error``, never raised.
 
     details: read every trial's result.json for per-task outcomes, tokens, cost and durations
     per eval (``evals[].tasks``, ``evals[].durations``, ``evals[].n_input_tokens``...).
     reward_key: the reward key to score when an eval records several (choose_primary_key).
+    trials: also list every completed trial's record (trial_record) under ``trials`` (implies details), so
+    trials of several jobs and hosts can be merged and scored together (fleet_shard).
     """
+    details = details or trials
     name = name if name is not None else os.path.basename(os.path.normpath(job_path))
     summary = _empty_summary(name, job_path)
     if not os.path.lexists(job_path):
@@ -636,6 +649,8 @@ def summarize_job(job_path, name=None, details=False, reward_key=None):
         return summary
     summary["source"] = source
     summary["trial_errors"] = trial_errors
+    if trials:
+        summary["trials"] = records
     evals = build_evals(records, reward_key, details, _as_dict(stats.get("evals")))
     summary["evals"] = evals
     summary["n_completed"] = sum(ev["n_completed"] for ev in evals)
@@ -921,12 +936,12 @@ def pass_at_1_table(summaries):
     return table
 
 
-def summarize(jobs_dir, patterns=None, details=False, reward_key=None):
+def summarize(jobs_dir, patterns=None, details=False, reward_key=None, trials=False):
     """Summaries of the selected jobs plus the cross-job pass@1 table."""
     names, unmatched = select_jobs(jobs_dir, patterns)
-    jobs = [summarize_job(os.path.join(jobs_dir, name), name, details, reward_key) for name in names]
+    jobs = [summarize_job(os.path.join(jobs_dir, name), name, details, reward_key, trials) for name in names]
     for name in unmatched:
-        jobs.append(summarize_job(os.path.join(jobs_dir, name), name, details, reward_key))
+        jobs.append(summarize_job(os.path.join(jobs_dir, name), name, details, reward_key, trials))
     return {"jobs": jobs, "pass_at_1": pass_at_1_table(jobs)}
 
 

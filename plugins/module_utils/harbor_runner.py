@@ -170,6 +170,29 @@ def parse_config_text(text, source):
 
 # --- commands ----------------------------------------------------------------------------
 
+def harbor_cli_spelling(runtime, harbor):
+    """``job`` or ``jobs`` as the Harbor CLI where runtime runs spells it (from ``harbor --help``)."""
+    runtime.require_executable("harbor_executable", harbor)
+    rc, out, err = runtime.run([harbor, "--help"], check=False)
+    spelling = parse_cli_spelling(out + "\n" + err) if rc == 0 else None
+    if spelling is None:
+        raise HarborJobError("cannot tell Harbor's jobs command from '%s --help' (rc=%d): %s; set cli_spelling"
+                             % (harbor, rc, (err or out).strip()[-500:]))
+    return spelling
+
+
+def config_through_harbor(runtime, harbor, spelling, path):
+    """A YAML job config parsed by Harbor where it runs (``start --print-config``), for targets without PyYAML."""
+    rc, out, err = runtime.run([harbor, spelling, "start", "-c", path, "--print-config"], check=False)
+    start = out.find("{")
+    if rc != 0 or start < 0:
+        raise HarborJobError("cannot read the job config %s through Harbor: %s" % (path, (err or out).strip()[-1000:]))
+    try:
+        return json.JSONDecoder().raw_decode(out[start:])[0]
+    except ValueError as exc:
+        raise HarborJobError("Harbor printed an unreadable config for %s: %s" % (path, exc))
+
+
 def parse_cli_spelling(help_text):
     """``job`` or ``jobs``: the jobs command group listed by ``harbor --help``."""
     commands = set()

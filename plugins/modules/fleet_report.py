@@ -37,6 +37,13 @@ description:
     change counts when pass@1 moves by at least O(threshold) and both nights scored at least O(min_trials) trials.
   - It lists the hosts that failed (stage and error) and the hosts without results. A summary file that cannot be read
     or is not a harbor_job_info summary makes that host failed at stage C(report); it never stops the report.
+  - "Shard nights: when C(REPORT_DIR/NIGHT/shard-plan.json) exists (written by
+    M(aisbench.agent_runtime.fleet_shard_plan)), the fleet rows are the trials of every host's shard jobs
+    (C(jobs[].trials) of the summaries, written by harbor_job_info with O(aisbench.agent_runtime.harbor_job_info#module:trials))
+    merged and scored together, each unit of the plan counted once. A unit no trial covers (its host failed or was
+    unreachable) is counted as a failed trial with exception C(MissingUnit), never left out of the denominator, and
+    listed with the host that should have run it. Every task names the hosts that ran it. Per-host rows are each
+    host's part and are not compared with earlier nights (change C(shard part))."
   - Maintains the symlink C(REPORT_DIR/latest) to the newest night (by name) that has a report.
   - The files are a pure function of the inputs, so a rerun on the same inputs rewrites nothing and reports
     C(changed=false).
@@ -125,6 +132,10 @@ options:
     description: Maintain the C(REPORT_DIR/latest) symlink.
     type: bool
     default: true
+  reward_key:
+    description: The reward key a shard night's merged trials are scored on (as M(aisbench.agent_runtime.harbor_job_info)'s
+      O(aisbench.agent_runtime.harbor_job_info#module:reward_key)); per-host rows keep what the summaries recorded.
+    type: str
 notes:
   - pass@1 is passed trials over completed trials (errored and cancelled trials count as failures, as in Harbor's own
     mean), as in M(aisbench.agent_runtime.harbor_job_info). Reports of format 1 (earlier releases, which left cancelled
@@ -274,6 +285,17 @@ report_warnings:
   returned: always
   type: list
   elements: str
+mode:
+  description: V(shard) when the night has a shard plan, else V(replicate).
+  returned: always
+  type: str
+shard:
+  description: For a shard night, C(balanced_by), C(rounds), C(hosts), C(n_units), C(n_counted), C(n_missing),
+    C(shards) (per job C({host, job, round, state, n_units, n_done, n_missing, n_not_counted})), C(missing) (per
+    unit C({host, job, benchmark, task, agent, model, n})) and C(provenance) (per task, agent and model
+    C({hosts, jobs, n_trials, n_missing, missing_hosts})); null otherwise.
+  returned: always
+  type: dict
 summary_lines:
   description: A short text summary (fleet table, regressions, task regressions, tokens and cost, failed hosts, hosts
     without results) for M(ansible.builtin.debug).

@@ -393,12 +393,13 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runn
     JobLock,
     Runtime,
     config_file_problem,
+    config_through_harbor,
     default_job_name,
     env_problems,
     filter_matrix,
+    harbor_cli_spelling,
     job_name_problem,
     leftover_projects,
-    parse_cli_spelling,
     parse_config_text,
     render_env_file,
     resume_command,
@@ -489,15 +490,7 @@ class HarborJob:
 
     def spelling(self):
         if self._spelling is None:
-            self.runtime.require_executable("harbor_executable", self.harbor)
-            rc, out, err = self.runtime.run([self.harbor, "--help"], check=False)
-            spelling = parse_cli_spelling(out + "\n" + err) if rc == 0 else None
-            if spelling is None:
-                raise HarborJobError(
-                    "cannot tell Harbor's jobs command from '%s --help' (rc=%d): %s; set cli_spelling"
-                    % (self.harbor, rc, (err or out).strip()[-500:])
-                )
-            self._spelling = spelling
+            self._spelling = harbor_cli_spelling(self.runtime, self.harbor)
         return self._spelling
 
     def load_config(self, path):
@@ -523,14 +516,7 @@ class HarborJob:
         config = parse_config_text(text, path)
         if config is None:
             # YAML and no PyYAML on the target: Harbor parses it for us.
-            rc, out, err = self.runtime.run([self.harbor, self.spelling(), "start", "-c", path, "--print-config"], check=False)
-            start = out.find("{")
-            if rc != 0 or start < 0:
-                raise HarborJobError("cannot read the job config %s through Harbor: %s" % (path, (err or out).strip()[-1000:]))
-            try:
-                config, _end = json.JSONDecoder().raw_decode(out[start:])
-            except ValueError as exc:
-                raise HarborJobError("Harbor printed an unreadable config for %s: %s" % (path, exc))
+            config = config_through_harbor(self.runtime, self.harbor, self.spelling(), path)
         if not isinstance(config, dict):
             raise HarborJobError("the job config %s is not a mapping" % path)
         return config

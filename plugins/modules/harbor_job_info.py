@@ -55,6 +55,14 @@ options:
         the counters and pass@1 are the same either way.
     type: bool
     default: true
+  trials:
+    description:
+      - Also list every completed trial (RV(jobs[].trials)) in the result and the JSON summary file, with its task,
+        agent, model, benchmark, rewards, exception and phase durations; implies O(details).
+      - The night's shard mode of the nightly playbook merges these from every host into one pass@1 per benchmark,
+        agent and model (see docs/playbooks.md).
+    type: bool
+    default: false
   reward_key:
     description:
       - The reward key pass@1 and the mean reward are computed on when a job's verifier writes several keys to
@@ -218,9 +226,17 @@ jobs:
           with rewards, Harbor's C(n_trials)), C(primary_key) and C(primary_key_reason), C(rewards) (per key C(sum),
           C(mean) and C(n_pass)), C(binary_rewards), and C(harbor_metrics) (the C(metrics) Harbor recorded).
         - With O(details), also C(tasks) (per task C(n_trials), C(n_pass), C(n_fail), C(n_error), C(exceptions),
-          C(trials)), token and cost sums (C(n_cost_reported) trials reported a cost) and C(durations) (per phase
+          C(trials), C(total_sec) of trial time over C(n_timed) trials), token and cost sums (C(n_cost_reported) trials reported a cost) and C(durations) (per phase
           C(environment_setup), C(agent_setup), C(agent_execution), C(verifier) and C(total), C(total_sec) over
           C(n) trials).
+      type: list
+      elements: dict
+    trials:
+      description:
+        - With O(trials), one item per completed trial, C(trial), C(task) (the task's name), C(task_dir) (its directory
+          name), C(key) (C([agent, model, benchmark])), C(rewards), C(exception), C(started_at), C(finished_at),
+          C(durations) (seconds per phase and C(total)) and the token and cost counters.
+      returned: with O(trials)
       type: list
       elements: dict
     trial_errors:
@@ -293,6 +309,7 @@ def main():
             output_formats=dict(type="list", elements="str", choices=["json", "csv", "md"], default=["json", "csv", "md"]),
             output_timestamp=dict(type="str"),
             details=dict(type="bool", default=True),
+            trials=dict(type="bool", default=False),
             reward_key=dict(type="str", no_log=False),
         ),
         supports_check_mode=True,
@@ -311,7 +328,7 @@ def main():
 
     if params["reward_key"] is not None and not params["reward_key"].strip():
         module.fail_json(msg="reward_key refused: an empty key")
-    result = summarize(jobs_dir, params["jobs"], params["details"], params["reward_key"])
+    result = summarize(jobs_dir, params["jobs"], params["details"], params["reward_key"], params["trials"])
     output = {
         "changed": False,
         "jobs": result["jobs"],

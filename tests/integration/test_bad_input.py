@@ -142,6 +142,13 @@ CASES = {
     "status-damaged-jobs": {"playbook": "status.yml"},
     "empty-reward-key": {"module": "harbor_job_info", "args": {"reward_key": " ", "output_dir": "<work>/summaries"}},
     "fleet-report-history": {"module": "fleet_report", "args": {"history": 0}},
+    "nightly-unknown-mode": {"playbook": "nightly.yml", "vars": {"aisbench_nightly_mode": "parallel"}},
+    "shard-plan-zero-hosts": {"module": "fleet_shard_plan", "args": {"listings": {}}},
+    "shard-malformed-units": {"module": "fleet_shard_plan", "args": {"listings": {"host-a": {
+        "matrix": {}, "datasets": "hello", "agents": [{"agent": "oracle", "model": None}], "n_attempts": 1}}}},
+    "shard-units-not-local": {"module": "harbor_matrix_units", "args": {"config": {
+        "agents": [{"name": "oracle"}], "datasets": [{"name": "swebench-verified", "registry": {}}]}}},
+    "shard-plan-damaged": {"module": "fleet_report", "args": {}, "plan": '{"format": 1, "assignments": "x"}'},
 }
 RUNTIME_IMAGE = "aisbench/agent-runtime:0.25.0"
 
@@ -508,7 +515,7 @@ def test_a_job_harbor_does_not_start_in_time_is_stopped_and_said_so(runtime_cont
 
 # Damaged jobs are reported, not refused: they have their own tests above.
 REPORT_CASES = [case for case, spec in CASES.items() if case != "corrupt-result-json" and not spec.get("damage")
-                and spec.get("module") in ("harbor_job_info", "fleet_report")]
+                and spec.get("module") in ("harbor_job_info", "fleet_report", "fleet_shard_plan", "harbor_matrix_units")]
 
 
 @pytest.mark.parametrize("case", REPORT_CASES)
@@ -522,8 +529,12 @@ def test_summary_and_report_refuse_bad_input(case, tmp_path):
             for key, value in spec["args"].items()}
     if spec["module"] == "harbor_job_info":
         args["jobs_dir"] = str(work / "jobs")
-    else:
+    elif spec["module"] == "fleet_shard_plan":
+        args.update(report_dir=str(work / "reports"), night="2026-12-02", job_base="nightly-2026-12-02")
+    elif spec["module"] == "fleet_report":
         args.update(report_dir=str(work / "reports"), night="2026-12-02")
+    if spec.get("plan"):
+        (work / "reports" / "2026-12-02" / "shard-plan.json").write_text(spec["plan"])
     play = {
         "name": "Bad input for %s" % spec["module"],
         "hosts": "localhost",
@@ -534,6 +545,20 @@ def test_summary_and_report_refuse_bad_input(case, tmp_path):
     proc, failed, _results, stats = run_play(tmp_path, play, localhost_inventory())
     check_failure(case, proc, failed, stats)
     assert tree_snapshot(work) == before
+
+
+def test_nightly_refuses_an_unknown_mode_before_it_writes_anything(tmp_path):
+    reports = tmp_path / "reports"
+    proc = subprocess.run(
+        [ANSIBLE_PLAYBOOK, "-i", "localhost,", "-c", "local", os.path.join(ROOT, "playbooks", "nightly.yml"),
+         "-e", json.dumps(dict(CASES["nightly-unknown-mode"]["vars"], aisbench_nightly_hosts="localhost",
+                               aisbench_nightly_report_dir=str(reports), ansible_python_interpreter=sys.executable))],
+        cwd=str(tmp_path), env=ansible_env(tmp_path), capture_output=True, text=True, timeout=300)
+    report = json.loads(proc.stdout)
+    failed = [(task["task"]["name"], result) for played in report["plays"] for task in played["tasks"]
+              for result in task["hosts"].values() if result.get("failed")]
+    check_failure("nightly-unknown-mode", proc, failed, report["stats"])
+    assert not reports.exists()
 
 
 def test_harbor_job_info_reports_a_corrupt_result_json_and_summarizes_the_rest(tmp_path):

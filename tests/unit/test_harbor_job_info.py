@@ -59,6 +59,23 @@ def test_one_job_pass_at_1(capsys, jobs_dir):
     assert result["progress"] == []
 
 
+def test_trials_lists_every_completed_trial_for_the_shard_merge(capsys, jobs_dir):
+    rc, result = run_module(capsys, {"jobs_dir": jobs_dir, "jobs": ["shard2-host-b"], "trials": True})
+    assert rc == 0
+    job = result["jobs"][0]
+    with open(os.path.join(jobs_dir, "shard2-host-b", "result.json")) as handle:
+        harbor = json.load(handle)
+    assert len(job["trials"]) == harbor["n_total_trials"] == harbor["stats"]["n_completed_trials"] == 4
+    assert {(t["task"], t["task_dir"], tuple(t["key"])) for t in job["trials"]} == {
+        ("hello-pass", "hello-pass", ("oracle", None, "hello")), ("hello-pass", "hello-pass", ("nop", None, "hello"))}
+    assert all(t["durations"]["total"] > 0 for t in job["trials"])
+    # The per-task trial time the next night's shard plan balances by.
+    tasks = job["evals"][0]["tasks"]
+    assert tasks[0]["n_timed"] == 2 and tasks[0]["total_sec"] > 0
+    rc, plain = run_module(capsys, {"jobs_dir": jobs_dir, "jobs": ["shard2-host-b"]})
+    assert "trials" not in plain["jobs"][0]
+
+
 def test_reward_key_and_progress(capsys, jobs_dir):
     rc, result = run_module(capsys, {"jobs_dir": jobs_dir, "jobs": ["multi-key", "multi-key-running"],
                                      "reward_key": "style", "details": False})
