@@ -430,7 +430,7 @@ def render_markdown(results):
                 cells = ["%.1f s" % row[key] if row[key] is not None else "-" for key in
                          ("environment_setup", "agent_setup", "agent_execution", "verifier", "total")]
                 out.append("| %s | %s | %d | %s | %s |" % (agent, mode, row["trials"], " | ".join(cells),
-                                                          ", ".join(row["outcomes"])))
+                                                           ", ".join(row["outcomes"])))
         out += ["", "Whole part: %.0f s. %s%s" % (agents["wall_seconds"], _part_load(agents), _measured(agents)), ""]
     task_sync = results.get("task_sync")
     if task_sync:

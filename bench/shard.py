@@ -93,7 +93,7 @@ def run_night(workdir, count, targets, log):
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"))
     log("shard: %d target(s): %s" % (count, " ".join(argv)))
     started = time.time()
-    proc = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=workdir)
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=workdir, check=False)
     wall = round(time.time() - started, 1)
     if proc.returncode != 0:
         raise SystemExit("nightly.yml on %d target(s) failed:\n%s" % (count, proc.stdout[-4000:]))

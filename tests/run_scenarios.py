@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Run Molecule scenarios in N lanes: each lane takes the next scenario from the queue when its last one ends.
 
 Scenarios spend most of their time waiting (engines starting inside targets, Harbor trials, package downloads), so two
@@ -41,7 +40,7 @@ def run_lanes(scenarios, lanes, command_for, log_dir):
             log_path = os.path.join(log_dir, "%s.log" % scenario)
             start = time.time()
             with open(log_path, "wb") as log:
-                passed = subprocess.run(command_for(scenario), stdout=log, stderr=subprocess.STDOUT).returncode == 0
+                passed = subprocess.run(command_for(scenario), stdout=log, stderr=subprocess.STDOUT, check=False).returncode == 0
             seconds = int(time.time() - start)
             with lock:
                 results[scenario] = (passed, seconds)
@@ -49,7 +48,7 @@ def run_lanes(scenarios, lanes, command_for, log_dir):
                     sys.stdout.buffer.write(log.read())
                 say("=== scenario %s %s %d s\n" % (scenario, "passed in" if passed else "FAILED after", seconds))
 
-    threads = [threading.Thread(target=worker) for _ in range(max(1, min(lanes, len(queue))))]
+    threads = [threading.Thread(target=worker) for _lane in range(max(1, min(lanes, len(queue))))]
     for thread in threads:
         thread.start()
     for thread in threads:

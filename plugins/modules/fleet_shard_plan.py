@@ -60,7 +60,7 @@ options:
     description: Earlier nights read for measured trial times.
     type: int
     default: 14
-author: aisbench maintainers
+author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 attributes:

@@ -226,7 +226,8 @@ jobs:
           with rewards, Harbor's C(n_trials)), C(primary_key) and C(primary_key_reason), C(rewards) (per key C(sum),
           C(mean) and C(n_pass)), C(binary_rewards), and C(harbor_metrics) (the C(metrics) Harbor recorded).
         - With O(details), also C(tasks) (per task C(n_trials), C(n_pass), C(n_fail), C(n_error), C(exceptions),
-          C(trials), C(total_sec) of trial time over C(n_timed) trials), token and cost sums (C(n_cost_reported) trials reported a cost) and C(durations) (per phase
+          C(trials), C(total_sec) of trial time over C(n_timed) trials), token and cost sums (C(n_cost_reported) trials reported a cost)
+          and C(durations) (per phase
           C(environment_setup), C(agent_setup), C(agent_execution), C(verifier) and C(total), C(total_sec) over
           C(n) trials).
       type: list

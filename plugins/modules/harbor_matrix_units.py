@@ -57,7 +57,7 @@ options:
 notes:
   - Datasets must be local (C(path)); registry and package datasets cannot be listed offline, and a config's
     C(tasks) list is not sharded. Both are refused.
-author: aisbench maintainers
+author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 attributes:

@@ -43,6 +43,8 @@ options:
     description: Internal, set by the action plugin (return the recorded manifest, for C(--diff)).
     type: bool
     default: false
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
     support: full
@@ -50,7 +52,9 @@ attributes:
   diff_mode:
     support: full
     details: Lists the added, changed and removed paths.
-author: aisbench maintainers
+  platform:
+    platforms: posix
+author: aisbench maintainers (!UNKNOWN)
 """
 
 EXAMPLES = r"""

@@ -87,7 +87,7 @@ def test_plans_name_and_cut_exactly_the_recorded_jobs():
 def random_listing(rng):
     datasets = []
     for index in range(rng.randint(1, 3)):
-        tasks = sorted(set("t%d-%s" % (rng.randint(0, 40), rng.choice("abc*?[")) for _ in range(rng.randint(1, 12))))
+        tasks = sorted(set("t%d-%s" % (rng.randint(0, 40), rng.choice("abc*?[")) for _draw in range(rng.randint(1, 12))))
         datasets.append({"benchmark": "bench%d" % index, "path": "/data/bench%d" % index, "tasks": tasks})
     agents = [{"agent": name, "model": rng.choice([None, "m1", "m2"])}
               for name in rng.sample(["oracle", "nop", "aider", "codex"], rng.randint(1, 3))]
@@ -107,7 +107,7 @@ def covered_units(plan):
 
 def test_property_every_unit_once_deterministic_and_balanced():
     rng = random.Random(17)
-    for _ in range(300):
+    for _draw in range(300):
         listing = random_listing(rng)
         hosts = ["h%d" % i for i in range(rng.randint(1, 6))]
         durations = {}
@@ -142,15 +142,15 @@ def test_property_every_unit_once_deterministic_and_balanced():
                     import fnmatch
                     chosen = [t for t in dataset["tasks"] if any(fnmatch.fnmatchcase(t, p) for p in entry["task_names"])]
                     assert chosen == sorted(t for i, t in sum((a["tasks"] for a in plan["assignments"]
-                                                                if a["job"] == job["name"]), [])
+                                                               if a["job"] == job["name"]), [])
                                             if plan["datasets"][i]["path"] == entry["path"])
 
 
 def test_property_rectangles_rebuild_any_unit_counts():
     rng = random.Random(5)
-    for _ in range(300):
+    for _draw in range(300):
         units = dict(((rng.randint(0, 2), "t%d" % rng.randint(0, 9), rng.randint(0, 3)), rng.randint(0, 4))
-                     for _ in range(rng.randint(1, 30)))
+                     for _draw in range(rng.randint(1, 30)))
         rebuilt = {}
         for shape in fs.rectangles(units):
             for dataset_index, task in shape["tasks"]:

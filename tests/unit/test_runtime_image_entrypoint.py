@@ -158,7 +158,7 @@ def test_another_drivers_layers_are_removed_and_volumes_kept(env, tmp_path):
     out = run(env, f"aisbench_remove_other_driver_data overlay2 '{root}'; wait").stdout
     assert out.strip() == (f"removing the vfs layers of an earlier start from {root} "
                            "(images of the overlay2 engine are rebuilt by baked_images)")
-    for _ in range(50):
+    for _attempt in range(50):
         if sorted(os.listdir(root)) == ["image", "overlay2", "volumes"]:
             break
         __import__("time").sleep(0.1)
