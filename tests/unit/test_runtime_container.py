@@ -98,8 +98,9 @@ def container_env(**overrides):
     tasks = yaml.safe_load((ROLE / "tasks/present.yml").read_text())
     expression = next(task["vars"]["_runtime_container_env_all"] for task in tasks
                       if "_runtime_container_env_all" in task.get("vars", {}))
+    # validate.yml renders the inner daemon.json before present.yml; its content does not matter here.
     variables = dict(yaml.safe_load((ROLE / "defaults/main.yml").read_text()), _runtime_container_dind=True,
-                     **overrides)
+                     _runtime_container_daemon_json={}, **overrides)
     return Templar(loader=DataLoader(), variables=variables).template(trust_as_template(expression))
 
 
