@@ -7,6 +7,7 @@ Each test sources the real script and calls its functions, with the paths it tou
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -161,7 +162,7 @@ def test_another_drivers_layers_are_removed_and_volumes_kept(env, tmp_path):
     for _attempt in range(50):
         if sorted(os.listdir(root)) == ["image", "overlay2", "volumes"]:
             break
-        __import__("time").sleep(0.1)
+        time.sleep(0.1)
     assert sorted(os.listdir(root)) == ["image", "overlay2", "volumes"]
     assert os.listdir(root / "image") == ["overlay2"]
     assert run(env, f"aisbench_remove_other_driver_data overlay2 '{root}'").stdout == ""
