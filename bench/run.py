@@ -482,6 +482,10 @@ def render_markdown(results):
         "count (`--task-sync-copy-files` keeps it short); task_sync's first run grows with the bytes (one archive), "
         "its unchanged rerun is one module run after hashing the tree on the controller: compare it with the "
         "one-ping baseline, which every play over that connection pays.",
+        "- **per-trial overhead**: everything in a trial but its agent and verifier, from Harbor's own timestamps. "
+        "The probes are the docker and docker compose commands a trial's environment runs, timed one by one in the "
+        "same runtime container: their sum is the floor Harbor's Docker environment can reach on that engine; the "
+        "load of the shared machine stretches every one of them.",
         "- **harbor_job_info memory**: peak Python heap (tracemalloc), not the RSS. harbor_job_info holds the parsed "
         "job-level file (and, for a running job, the map of known trial outcomes), so its peak is 2-5x the naive "
         "script's, which holds one trial at a time; tens of MiB at 100k trials.",

@@ -51,7 +51,7 @@ INSIDE = "/opt/swebench"
 HARBOR = "/opt/harbor/bin/harbor"
 SAMPLE_TASK = os.path.join(ROOT, "playbooks", "files", "sample_tasks", "hello-pass")
 TASKS = {"aisbench-sample/hello-pass": "sample", "aisbench-bench/overhead-big": "big"}
-OVERHEAD_PHASES = ("environment_setup", "agent_setup", "remainder")
+OVERHEAD_TARGET = 3.0  # seconds per trial beyond agent and verifier (issue 15)
 
 # Run inside a runtime container with its python3: the docker and docker compose commands Harbor's Docker
 # environment runs for a trial of a Dockerfile task (harbor/environments/docker/docker.py: start, exec, stop), each
@@ -442,17 +442,24 @@ def _findings(summary, probes):
     if not sample or not probes.get("overlay2"):
         return []
     probe = probes["overlay2"]["sample"]
+    saved = probe["compose_down"] - probe["compose_down_init"]
     lines = [
         "Where the seconds go (overlay2, sample task): overhead %.1f s = environment setup %.1f s + agent setup %.1f s "
         "+ remainder %.1f s. The probes put the floor of environment setup at compose build %.1f s + down (none "
-        "running) %.1f s + up --wait %.1f s = %.1f s of compose runs; the remainder is mostly the stop: `compose down` "
-        "of Harbor's main service takes %.1f s because its `sh -c \"sleep infinity\"` is PID 1 and ignores SIGTERM, so "
-        "Docker waits its 10 s stop timeout and kills it; with `init: true` on the service (an init as PID 1 passes "
-        "the SIGTERM on) the same down takes %.1f s. A `compose exec` costs %.2f s, a plain `docker exec` %.2f s." % (
+        "running) %.1f s + up --wait %.1f s = %.1f s of compose runs (plus `docker inspect` and a `compose exec`). "
+        "The remainder is mostly the stop: `compose down` of Harbor's main service takes %.1f s because its "
+        "`sh -c \"sleep infinity\"` is PID 1 and ignores SIGTERM, so Docker waits its 10 s stop timeout and kills it; "
+        "the other %.1f s of the remainder are the trial's start, the healthcheck and a few `compose exec` calls "
+        "(%.2f s each; a plain `docker exec` %.2f s). With `init: true` on the main service (an init as PID 1 passes "
+        "the SIGTERM on) the same down takes %.1f s: about %.1f s less, an overhead of about %.1f s on this machine. "
+        "That is the floor of Harbor 0.25.0's Docker environment here: three compose runs, a `docker inspect` and a "
+        "`compose exec` to start, one compose run to stop, a few `compose exec` calls between, each a fresh compose "
+        "CLI; the %.0f s target needs fewer of them, not a faster engine." % (
             sample["overhead"], sample["environment_setup"], sample["agent_setup"], sample["remainder"],
             probe["compose_build"], probe["compose_down_idle"], probe["compose_up_wait"],
             probe["compose_build"] + probe["compose_down_idle"] + probe["compose_up_wait"], probe["compose_down"],
-            probe["compose_down_init"], probe["compose_exec"], probe["docker_exec"]),
+            sample["remainder"] - probe["compose_down"], probe["compose_exec"], probe["docker_exec"],
+            probe["compose_down_init"], saved, sample["overhead"] - saved, OVERHEAD_TARGET),
     ]
     if big.get("vfs") and big.get("overlay2"):
         lines += [

@@ -2,6 +2,7 @@
 (tests/fixtures/harbor/overhead_trials: oracle trials of the bench's own run, sample task on overlay2, big image on
 vfs)."""
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -114,3 +115,19 @@ def test_job_wall_keeps_what_the_trials_do_not_cover():
     rows = [trial_overhead.overhead_times(load(name)) for name in ("sample-overlay2.json", "big-vfs.json")]
     job = trial_overhead.job_wall(100.0, rows)
     assert job == {"wall": 100.0, "outside_trials": round(100.0 - rows[0]["total"] - rows[1]["total"], 1)}
+
+
+def test_the_report_has_the_section_and_run_py_the_options():
+    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "bench" / "run.py")
+    run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run)
+    snapshot = {"loadavg_1m": 12.5, "other_containers": 4}
+    machine = {"cpus": 2, "cpu_model": "Test CPU", "memory_gib": 24.0, "os": "Debian", "kernel": "6.1.0",
+               "docker": "20.10.24", "ansible": "ansible [core 2.19.14]", "python": "3.11.2"}
+    section = dict(_section(), measured_at="2026-12-03 20:00 UTC", command="python bench/run.py --skip-fleet",
+                   load=[snapshot, snapshot])
+    text = run.render_markdown({"machine": machine, "trial_overhead": section})
+    assert "## Per-trial overhead" in text and "1-min load average 12.5, 4 other containers" in text
+    args = run.parse_args(["--skip-trial-overhead", "--overhead-rounds", "4", "--overhead-big-mb", "2048",
+                           "--overhead-big-layers", "30"])
+    assert args.skip_trial_overhead and (args.overhead_rounds, args.overhead_big_mb, args.overhead_big_layers) == (4, 2048, 30)
