@@ -21,6 +21,7 @@ compose CLIs Harbor calls) time the steps environment_setup and the remainder ar
 Everything is named aisbench-bench-overhead-* and removed at the end, the big image and the volumes too.
 """
 
+import glob
 import json
 import os
 import shutil
@@ -330,16 +331,13 @@ def run_job(driver, root, job_name, log, timeout=1800):
     started = time.perf_counter()
     proc = _docker("exec", "-w", INSIDE, _container(driver), *argv, check=False, timeout=timeout)
     wall = round(time.perf_counter() - started, 1)
-    rows = agents.job_trials(os.path.join(root, "jobs", job_name))
-    if proc.returncode != 0 or not rows:
+    trials = []
+    for path in sorted(glob.glob(os.path.join(root, "jobs", job_name, "*", "result.json"))):
+        with open(path) as handle:
+            trials.append(dict(overhead_times(json.load(handle)), driver=driver, job=job_name))
+    if proc.returncode != 0 or not trials:
         raise SystemExit("trial-overhead: job %s on %s failed (rc %d):\n%s\n%s" % (
             job_name, driver, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
-    trials = []
-    for path in sorted(os.listdir(os.path.join(root, "jobs", job_name))):
-        result_path = os.path.join(root, "jobs", job_name, path, "result.json")
-        if os.path.isfile(result_path):
-            with open(result_path) as handle:
-                trials.append(dict(overhead_times(json.load(handle)), driver=driver, job=job_name))
     log("trial-overhead: %s: %s in %.0f s: %s" % (driver, job_name, wall, ", ".join(
         "%s overhead %.1f s (%s)" % (row["task"], row["overhead"] or -1, row["outcome"]) for row in trials)))
     return trials, wall
