@@ -13,6 +13,9 @@
    used before, first time and unchanged rerun (bench/task_sync_bench.py, bench/task_sync.yml).
 6. shard: one matrix through nightly.yml's shard mode on 1, 2 and 3 targets (bench/shard.py): wall time and the
    merged pass@1.
+7. trial-overhead: Harbor's phase times of oracle trials on the sample task and on a large many-layer image, in
+   runtime containers whose inner engine runs vfs and overlay2, alternated in one run, with the time to get the
+   images there and probes of the docker commands a trial runs (bench/trial_overhead.py).
 
 Targets are privileged containers from aisbench-test/debian-systemd:13 (systemd PID 1) on this
 machine's engine, named aisbench-bench-*, reached with community.docker.docker and removed at
@@ -45,6 +48,7 @@ import agents as agents_bench  # noqa: E402  pylint: disable=wrong-import-positi
 import harbor_summary  # noqa: E402  pylint: disable=wrong-import-position
 import task_sync_bench  # noqa: E402  pylint: disable=wrong-import-position
 import shard as shard_bench  # noqa: E402  pylint: disable=wrong-import-position
+import trial_overhead  # noqa: E402  pylint: disable=wrong-import-position
 
 TARGET_IMAGE = "aisbench-test/debian-systemd:13"
 PREFIX = "aisbench-bench-"
@@ -454,6 +458,9 @@ def render_markdown(results):
     shard = results.get("shard")
     if shard:
         out += shard_bench.render(shard, _part_load(shard) + _measured(shard))
+    overhead = results.get("trial_overhead")
+    if overhead:
+        out += trial_overhead.render(overhead, _part_load(overhead) + _measured(overhead))
     out += [
         "## How to read them",
         "",
@@ -475,6 +482,10 @@ def render_markdown(results):
         "count (`--task-sync-copy-files` keeps it short); task_sync's first run grows with the bytes (one archive), "
         "its unchanged rerun is one module run after hashing the tree on the controller: compare it with the "
         "one-ping baseline, which every play over that connection pays.",
+        "- **per-trial overhead**: everything in a trial but its agent and verifier, from Harbor's own timestamps. "
+        "The probes are the docker and docker compose commands a trial's environment runs, timed one by one in the "
+        "same runtime container: their sum is the floor Harbor's Docker environment can reach on that engine; the "
+        "load of the shared machine stretches every one of them.",
         "- **harbor_job_info memory**: peak Python heap (tracemalloc), not the RSS. harbor_job_info holds the parsed "
         "job-level file (and, for a running job, the map of known trial outcomes), so its peak is 2-5x the naive "
         "script's, which holds one trial at a time; tens of MiB at 100k trials.",
@@ -508,6 +519,14 @@ def parse_args(argv=None):
     parser.add_argument("--skip-shard", action="store_true")
     parser.add_argument("--shard-targets", default="1,2,3", help="target counts of the shard part (default: 1,2,3)")
     parser.add_argument("--shard-attempts", type=int, default=2, help="attempts per task and agent (default: 2)")
+    parser.add_argument("--skip-trial-overhead", action="store_true")
+    parser.add_argument("--overhead-rounds", type=int, default=3,
+                        help="trial-overhead rounds; each runs one trial of each task on each engine (default: 3)")
+    parser.add_argument("--overhead-big-mb", type=int, default=1024,
+                        help="random data in the big image, MiB (default: 1024; vfs stores it once per layer)")
+    parser.add_argument("--overhead-big-layers", type=int, default=20, help="RUN layers of the big image (default: 20)")
+    parser.add_argument("--overhead-probe-repeat", type=int, default=2,
+                        help="runs of the docker/compose probes per engine and image (default: 2)")
     parser.add_argument("--agent-attempts", type=int, default=2, help="baked trials per agent (default: 2)")
     parser.add_argument("--output", default=os.path.join(ROOT, "docs", "performance.md"),
                         help="Markdown report, or a JSON copy of the results if the path ends in .json")
@@ -581,6 +600,13 @@ def main(argv=None):
         before = load_snapshot()
         rows = shard_bench.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-shard"), sizes, args.shard_attempts, log)
         results["shard"] = dict(rows, measured_at=now(), command=command, load=[before, load_snapshot()])
+        save()
+    if not args.skip_trial_overhead:
+        before = load_snapshot()
+        rows = trial_overhead.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-overhead"), args.overhead_rounds,
+                                            args.overhead_big_mb, args.overhead_big_layers, log,
+                                            probe_repeat=args.overhead_probe_repeat)
+        results["trial_overhead"] = dict(rows, measured_at=now(), command=command, load=[before, load_snapshot()])
         save()
     if not args.skip_single:
         results["single"] = dict(bench_single(args, debs, workdir), measured_at=now(), command=command)

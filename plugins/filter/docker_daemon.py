@@ -87,6 +87,10 @@ SETTING_OF = {"registry-mirrors": "registry_mirrors", "insecure-registries": "in
 INNER_ADDRESS_POOLS = ({"base": "172.24.0.0/13", "size": 24},)
 # Trial containers log into the inner engine night after night: rotated, so their logs cannot fill its disk.
 INNER_LOG_ROTATION = {"log_max_size": "20m", "log_max_file": 2}
+# Trial containers get an init as PID 1: Harbor's main service runs `sh -c "sleep infinity"`, which ignores SIGTERM,
+# so without one every trial's `compose down` waits Docker's 10 s stop timeout (docs/performance.md, "Per-trial
+# overhead"). A site sets {"init": false} in runtime_container_daemon_options for tasks that need their own PID 1.
+INNER_DAEMON_OPTIONS = {"init": True}
 # Options the runtime image's entrypoint owns: the storage driver is chosen when the container starts (overlay2
 # where its /var/lib/docker can hold it, else vfs), the data-root is the container's /var/lib/docker volume and
 # the sockets are the entrypoint's.
@@ -420,9 +424,9 @@ def inner_daemon_config(settings=None, prefix="runtime_container"):
     """daemon.json of the runtime container's inner engine (dind), checked by the same rules as the host's.
 
     Settings: registry_mirrors, insecure_registries, default_address_pools (empty: INNER_ADDRESS_POOLS),
-    log_max_size and log_max_file (empty: INNER_LOG_ROTATION), daemon_options (merged last) and storage_driver
-    (auto or a driver name; checked, not written). Always cgroupfs
-    (no systemd inside) and json-file logs; the storage driver, data-root and sockets are the entrypoint's.
+    log_max_size and log_max_file (empty: INNER_LOG_ROTATION), daemon_options (merged last, over INNER_DAEMON_OPTIONS)
+    and storage_driver (auto or a driver name; checked, not written). Always cgroupfs (no systemd inside) and
+    json-file logs; the storage driver, data-root and sockets are the entrypoint's.
     """
     settings = dict(settings or {})
     unknown = sorted(set(settings) - {"registry_mirrors", "insecure_registries", "default_address_pools",
@@ -444,6 +448,8 @@ def inner_daemon_config(settings=None, prefix="runtime_container"):
     inner = dict(INNER_LOG_ROTATION, cgroup_driver="cgroupfs", log_driver="json-file",
                  default_address_pools=[dict(pool) for pool in INNER_ADDRESS_POOLS])
     inner.update((key, value) for key, value in settings.items() if value not in (None, "", [], {}))
+    if isinstance(extra, dict):
+        inner["daemon_options"] = dict(INNER_DAEMON_OPTIONS, **extra)
     return docker_daemon_config(inner, prefix=prefix)
 
 

@@ -160,11 +160,18 @@ def test_inner_defaults_cgroupfs_pools_for_2048_trials_and_rotated_logs():
         "log-driver": "json-file",
         "log-opts": {"max-size": "20m", "max-file": "2"},
         "default-address-pools": [{"base": "172.24.0.0/13", "size": 24}],
+        "init": True,
     }
     pool = INNER_ADDRESS_POOLS[0]
     assert 2 ** (pool["size"] - int(pool["base"].split("/")[1])) >= 64
     # The role passes its empty defaults: the same result.
     assert inner_daemon_config({"registry_mirrors": [], "default_address_pools": [], "daemon_options": {}}) == config
+
+
+def test_inner_init_is_a_default_a_site_can_turn_off():
+    assert inner_daemon_config({"daemon_options": {"init": False}})["init"] is False
+    with pytest.raises(AnsibleFilterError, match="init"):
+        inner_daemon_config({"daemon_options": {"init": "yes"}})
 
 
 def test_inner_site_settings_replace_the_defaults():
