@@ -55,7 +55,8 @@ PREFIX = "aisbench-bench-"
 OFFLINE_PACKAGES = ["docker.io", "docker-cli", "python3-requests"]
 RESULTS = os.path.join(ROOT, ".cache", "bench", "results.json")
 LOGS = os.path.join(ROOT, ".cache", "bench", "logs")
-PROFILE_LINE = re.compile(r"^(?P<task>.+?) -{3,} (?P<seconds>\d+\.\d+)s$")
+# profile_tasks pads with at least two dashes (a long task name or a two-digit time leaves only two).
+PROFILE_LINE = re.compile(r"^(?P<task>.+?) -{2,} (?P<seconds>\d+\.\d+)s$")
 RECAP = re.compile(r"^(?P<host>\S+)\s*:\s*ok=(?P<ok>\d+)\s+changed=(?P<changed>\d+)\s+unreachable=(?P<unreachable>\d+)"
                    r"\s+failed=(?P<failed>\d+)\s+skipped=(?P<skipped>\d+)")
 
