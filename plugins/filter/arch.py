@@ -29,17 +29,6 @@ def _as_list(value):
     return list(value or [])
 
 
-def split_native(values, host):
-    """{'foreign': [...], 'native': [...]}: canonical names of values relative to host."""
-    foreign, native = arch_utils.split_native(_as_list(values), host)
-    return {"foreign": foreign, "native": native}
-
-
-def native_arches(host):
-    """Architectures host runs without emulation (x86_64 -> [x86_64, i386])."""
-    return list(arch_utils.native_arches(host))
-
-
 def unknown_arches(values):
     """The values no architecture table entry knows."""
     return arch_utils.unknown_names(_as_list(values))
@@ -71,11 +60,6 @@ class FilterModule(object):
     def filters(self):
         return {
             "qemu_arch": _wrap(arch_utils.qemu_arch),
-            "docker_platform": _wrap(arch_utils.docker_platform),
-            "debian_arch": _wrap(arch_utils.debian_arch),
-            "uname_machine": _wrap(arch_utils.uname_machine),
-            "native_arches": _wrap(native_arches),
-            "split_native": _wrap(split_native),
             "unknown_arches": unknown_arches,
             "binfmt_arches": _wrap(binfmt_arches),
         }

@@ -94,7 +94,10 @@ def _section():
                                  ("big-vfs.json", "vfs"), ("big-vfs.json", "overlay2"))]
     probe = {key: 0.5 for key in trial_overhead.PROBES}
     engine = {"start_seconds": 3.0, "load_seconds": {"sample": 5.0, "big": 30.0}, "data_root_size": "1.2GB"}
-    return {"rounds": 1, "big_mb": 64, "job_wall_seconds": {"vfs": [{"wall": 80.0, "outside_trials": 30.0}], "overlay2": [{"wall": 70.0, "outside_trials": 20.0}]}, "big_layers": 4, "probe_repeat": 1, "wall_seconds": 300.0,
+    return {"rounds": 1, "big_mb": 64,
+            "job_wall_seconds": {"vfs": [{"wall": 80.0, "outside_trials": 30.0}],
+                                 "overlay2": [{"wall": 70.0, "outside_trials": 20.0}]},
+            "big_layers": 4, "probe_repeat": 1, "wall_seconds": 300.0,
             "setup": {"big_build_seconds": 6.0, "big_image_size": "0.27 GB", "engines": {"vfs": engine, "overlay2": engine}},
             "summary": trial_overhead.summarize(rows), "trials": rows,
             "probes": {"vfs": {"sample": probe, "big": probe}, "overlay2": {"sample": probe, "big": probe}}}

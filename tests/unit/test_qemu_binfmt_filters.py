@@ -16,29 +16,22 @@ FILTERS = FilterModule().filters()
 
 
 def test_the_filters_are_registered():
-    assert set(FILTERS) == {"qemu_arch", "docker_platform", "debian_arch", "uname_machine", "native_arches",
-                            "split_native", "unknown_arches", "binfmt_arches"}
+    assert set(FILTERS) == {"qemu_arch", "unknown_arches", "binfmt_arches"}
 
 
 def test_name_filters():
     assert FILTERS["qemu_arch"]("arm64") == "aarch64"
-    assert FILTERS["docker_platform"]("aarch64") == "linux/arm64"
-    assert FILTERS["debian_arch"]("armv7l") == "armhf"
-    assert FILTERS["uname_machine"]("linux/amd64") == "x86_64"
-    assert FILTERS["native_arches"]("x86_64") == ["x86_64", "i386"]
+    assert FILTERS["qemu_arch"]("linux/arm/v7") == "arm"
 
 
 def test_an_unknown_arch_is_a_filter_error_naming_it():
     with pytest.raises(AnsibleFilterError, match="sparc9"):
         FILTERS["qemu_arch"]("sparc9")
     with pytest.raises(AnsibleFilterError, match="sparc9"):
-        FILTERS["split_native"](["aarch64", "sparc9"], "x86_64")
+        FILTERS["binfmt_arches"](["aarch64", "sparc9"], "x86_64")
 
 
-def test_split_native_and_unknown_arches():
-    assert FILTERS["split_native"](["linux/amd64", "linux/arm64"], "x86_64") == {
-        "foreign": ["aarch64"], "native": ["x86_64"]}
-    assert FILTERS["split_native"]("linux/arm64", "x86_64") == {"foreign": ["aarch64"], "native": []}
+def test_unknown_arches():
     assert FILTERS["unknown_arches"](["arm64", "nope"]) == ["nope"]
     assert FILTERS["unknown_arches"]("nope") == ["nope"]
 
