@@ -38,27 +38,36 @@ def trial_times(result):
     return row
 
 
+def phase_summary(trials, keys, digits=1, with_max=False):
+    """The trials' count, their outcomes and the median of each key (and its max, `with_max`) over the trials."""
+    entry = {"trials": len(trials), "outcomes": sorted({trial["outcome"] for trial in trials})}
+    for key in keys:
+        values = [trial[key] for trial in trials if trial[key] is not None]
+        entry[key] = round(statistics.median(values), digits) if values else None
+        if with_max:
+            entry[key + "_max"] = round(max(values), digits) if values else None
+    return entry
+
+
 def summarize(rows):
     """Per agent: the median of each phase over its trials, and the outcomes."""
     by_agent = {}
     for row in rows:
         by_agent.setdefault(row["agent"], []).append(row)
-    summary = {}
-    for agent, trials in sorted(by_agent.items()):
-        entry = {"trials": len(trials), "outcomes": sorted({trial["outcome"] for trial in trials})}
-        for key in PHASES + ("total",):
-            values = [trial[key] for trial in trials if trial[key] is not None]
-            entry[key] = round(statistics.median(values), 1) if values else None
-        summary[agent] = entry
-    return summary
+    return {agent: phase_summary(trials, PHASES + ("total",)) for agent, trials in sorted(by_agent.items())}
+
+
+def trial_results(job_dir):
+    """Every trial result.json of a job directory, parsed, in path order."""
+    results = []
+    for path in sorted(glob.glob(os.path.join(job_dir, "*", "result.json"))):
+        with open(path) as handle:
+            results.append(json.load(handle))
+    return results
 
 
 def job_trials(job_dir):
-    rows = []
-    for path in sorted(glob.glob(os.path.join(job_dir, "*", "result.json"))):
-        with open(path) as handle:
-            rows.append(trial_times(json.load(handle)))
-    return rows
+    return [trial_times(result) for result in trial_results(job_dir)]
 
 
 def run_benchmark(workdir, attempts, log):

@@ -21,7 +21,6 @@ compose CLIs Harbor calls) time the steps environment_setup and the remainder ar
 Everything is named aisbench-bench-overhead-* and removed at the end, the big image and the volumes too.
 """
 
-import glob
 import json
 import os
 import shutil
@@ -151,17 +150,10 @@ def summarize(rows):
     summary = {}
     for row in rows:
         summary.setdefault(row["task"], {}).setdefault(row["driver"], []).append(row)
-    out = {}
-    for task, by_driver in sorted(summary.items()):
-        out[task] = {}
-        for driver, trials in sorted(by_driver.items()):
-            entry = {"trials": len(trials), "outcomes": sorted({trial["outcome"] for trial in trials})}
-            for key in agents.PHASES + ("remainder", "overhead", "total"):
-                values = [trial[key] for trial in trials if trial[key] is not None]
-                entry[key] = round(statistics.median(values), 2) if values else None
-                entry[key + "_max"] = round(max(values), 2) if values else None
-            out[task][driver] = entry
-    return out
+    keys = agents.PHASES + ("remainder", "overhead", "total")
+    return {task: {driver: agents.phase_summary(trials, keys, digits=2, with_max=True)
+                   for driver, trials in sorted(by_driver.items())}
+            for task, by_driver in sorted(summary.items())}
 
 
 def job_wall(wall, rows):
@@ -334,10 +326,8 @@ def run_job(driver, root, job_name, log, timeout=1800):
     started = time.perf_counter()
     proc = _docker("exec", "-w", INSIDE, _container(driver), *argv, check=False, timeout=timeout)
     wall = round(time.perf_counter() - started, 1)
-    trials = []
-    for path in sorted(glob.glob(os.path.join(root, "jobs", job_name, "*", "result.json"))):
-        with open(path) as handle:
-            trials.append(dict(overhead_times(json.load(handle)), driver=driver, job=job_name))
+    trials = [dict(overhead_times(result), driver=driver, job=job_name)
+              for result in agents.trial_results(os.path.join(root, "jobs", job_name))]
     if proc.returncode != 0 or not trials:
         raise SystemExit("trial-overhead: job %s on %s failed (rc %d):\n%s\n%s" % (
             job_name, driver, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
