@@ -32,6 +32,8 @@ except ImportError:  # pragma: no cover - Python 2 is not supported on targets
     http_client = None
     urlsplit = None
 
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import docker_host_problem
+
 PASS = "PASS"
 FAIL = "FAIL"
 SKIP = "SKIP"
@@ -371,39 +373,15 @@ def format_table(results):
 # ---------------------------------------------------------------- input checks
 
 
-def http_url_problem(url):
-    """Why url is not a plain http(s) base URL, or None."""
-    if not isinstance(url, str) or not url:
-        return "is empty"
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "is not an http:// or https:// URL"
-    try:
-        parts.port
-    except ValueError:
-        return "has a bad port"
-    if parts.query or parts.fragment:
-        return "must not have a query or fragment"
-    return None
-
-
 def parse_docker_host(docker_host):
     """unix:///path or tcp://host:port -> ("unix", path) / ("tcp", host, port); ValueError otherwise."""
+    problem = docker_host_problem(docker_host, ("unix", "tcp"))
+    if problem:
+        raise ValueError("%r %s (TLS and ssh:// endpoints are not supported here)" % (docker_host, problem))
     if docker_host.startswith("unix://"):
-        path = docker_host[len("unix://"):]
-        if not path.startswith("/"):
-            raise ValueError("%r: unix:// needs an absolute socket path" % docker_host)
-        return ("unix", path)
-    if docker_host.startswith("tcp://"):
-        parts = urlsplit(docker_host)
-        try:
-            port = parts.port or 2375
-        except ValueError:
-            raise ValueError("%r has a bad port" % docker_host)
-        if not parts.hostname:
-            raise ValueError("%r has no host" % docker_host)
-        return ("tcp", parts.hostname, port)
-    raise ValueError("%r is neither unix:///path nor tcp://host:port (TLS endpoints are not supported)" % docker_host)
+        return ("unix", docker_host[len("unix://"):])
+    parts = urlsplit(docker_host)
+    return ("tcp", parts.hostname, parts.port or 2375)
 
 
 # ---------------------------------------------------------------- probes (read the host)

@@ -1,7 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: aisbench maintainers
 # Apache License 2.0
-"""Input checks shared by filters, modules and roles (standard library only)."""
+"""Input checks shared by filters, modules and roles (standard library only).
+
+Each rule lives here once; roles reach it through the test plugins ``url`` and ``docker_host``.
+"""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,22 +13,93 @@ __metaclass__ = type
 import ipaddress
 import re
 
-_HOST = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"
-_HTTP_URL = re.compile(r"^https?://(?:" + _HOST + r"|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?(?:/[^\s]*)?\Z")
-_REGISTRY = re.compile(r"^(?:" + _HOST + r"|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?\Z")
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOSTPORT = re.compile(r"^(?:(?P<name>" + _LABEL + r"(?:\." + _LABEL + r")*)|\[(?P<ipv6>[0-9A-Fa-f:.]+)\])(?::(?P<port>\d{1,5}))?\Z")
+_URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<rest>.*)\Z", re.S)
+_SPACE = re.compile(r"\s")
+_USERINFO = re.compile(r"^[^@/?#\s]+\Z")
+
+
+def _hostport_problem(hostport):
+    match = _HOSTPORT.match(hostport)
+    if not match:
+        return "has no valid host"
+    if match.group("ipv6") is not None:
+        try:
+            ipaddress.IPv6Address(match.group("ipv6"))
+        except ValueError:
+            return "has no valid host"
+    port = match.group("port")
+    if port is not None and not 0 < int(port) < 65536:
+        return "has a port outside 1-65535"
+    return None
+
+
+def _either(names):
+    names = list(names)
+    return names[0] if len(names) == 1 else "%s or %s" % (", ".join(names[:-1]), names[-1])
+
+
+def _kind(schemes):
+    joined = _either("%s://" % scheme for scheme in schemes)
+    return "%s %s URL" % ("an" if schemes[0] in ("http", "https") else "a", joined)
+
+
+def url_problem(value, schemes=("http", "https"), credentials=False):
+    """Return why value is not a base URL of one of schemes, or None when it is one.
+
+    http(s): host name, IPv4 or [IPv6], optional port 1-65535 and path; no query, no fragment, no whitespace;
+    ``user:token@`` only when credentials is true (pip indexes). file: ``file:///`` and an absolute path.
+    """
+    schemes = tuple(schemes)
+    if not isinstance(value, str) or not value:
+        return "is empty or not a string"
+    match = _URL.match(value)
+    if not match or match.group("scheme") not in schemes or _SPACE.search(value):
+        return "is not %s" % _kind(schemes)
+    rest = match.group("rest")
+    if "?" in rest or "#" in rest:
+        return "must not have a query or fragment"
+    if match.group("scheme") == "file":
+        return None if rest.startswith("/") else "needs an absolute path (file:///...)"
+    authority = rest.split("/", 1)[0]
+    if "@" in authority:
+        if not credentials:
+            return "must not carry user:password@ credentials"
+        userinfo, authority = authority.rsplit("@", 1)
+        if not _USERINFO.match(userinfo):
+            return "has malformed credentials"
+    return _hostport_problem(authority)
 
 
 def http_url_problem(value):
     """Return why value is not an http(s) URL, or None when it is one."""
+    return url_problem(value, ("http", "https"))
+
+
+def docker_host_problem(value, schemes=("unix", "tcp", "ssh")):
+    """Return why value is not a Docker endpoint (unix:///path, tcp://host[:port], ssh://[user@]host[:port]), or None."""
+    schemes = tuple(schemes)
+    wanted = {"unix": "unix:///path", "tcp": "tcp://host[:port]", "ssh": "ssh://[user@]host[:port]"}
+    kind = _either(wanted.get(scheme, scheme + "://") for scheme in schemes)
     if not isinstance(value, str) or not value:
         return "is empty or not a string"
-    match = _HTTP_URL.match(value)
-    if not match:
-        return "is not an http:// or https:// URL"
-    port = match.group(1)
-    if port is not None and not 0 < int(port) < 65536:
-        return "has a port outside 1-65535"
-    return None
+    match = _URL.match(value)
+    if not match or match.group("scheme") not in schemes or _SPACE.search(value):
+        return "is not %s" % kind
+    rest = match.group("rest")
+    if match.group("scheme") == "unix":
+        return None if rest.startswith("/") and len(rest) > 1 else "needs an absolute socket path (unix:///...)"
+    if "?" in rest or "#" in rest or rest.rstrip("/").count("/"):
+        return "must be host[:port] without a path"
+    authority = rest.rstrip("/")
+    if "@" in authority:
+        if match.group("scheme") != "ssh":
+            return "must not carry user@"
+        user, authority = authority.rsplit("@", 1)
+        if not _USERINFO.match(user):
+            return "has a malformed user"
+    return _hostport_problem(authority)
 
 
 def registry_problem(value):
@@ -38,10 +112,9 @@ def registry_problem(value):
             return None
         except ValueError:
             return "is neither host[:port] nor a CIDR network"
-    match = _REGISTRY.match(value)
-    if not match:
+    if _SPACE.search(value):
         return "is not host[:port] (no scheme, no path)"
-    port = match.group(1)
-    if port is not None and not 0 < int(port) < 65536:
-        return "has a port outside 1-65535"
-    return None
+    problem = _hostport_problem(value)
+    if problem == "has no valid host":
+        return "is not host[:port] (no scheme, no path)"
+    return problem

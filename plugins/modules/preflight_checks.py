@@ -192,6 +192,7 @@ _STARTED = time.monotonic() if hasattr(time, "monotonic") else time.time()
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.urls import open_url
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import preflight as pf
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import http_url_problem
 
 
 def _validate(module):
@@ -201,7 +202,7 @@ def _validate(module):
     except ValueError as exc:
         module.fail_json(msg="python_min_version: %s" % exc)
     for url in params["registry_mirrors"]:
-        problem = pf.http_url_problem(url)
+        problem = http_url_problem(url)
         if problem:
             module.fail_json(msg="registry_mirrors: %r %s" % (url, problem))
     try:

@@ -82,6 +82,10 @@ CASES = {
                  "baked_images_agent_recipes": {"mine": {"import_path": "my_agents:Mine", "python_packages": ["mine"],
                                                          "check": ["/usr/bin/mine"]}}},
     },
+    "package-index-url-with-query": {
+        "role": "runtime_image",
+        "vars": {"runtime_image_pip_index_url": "https://pypi.example/simple?token=abc"},
+    },
     "relative-bind-path": {
         "role": "runtime_container",
         "vars": {"runtime_container_jobs_dir": "opt/swebench/jobs"},

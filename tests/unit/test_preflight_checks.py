@@ -341,20 +341,6 @@ def test_replace_check_keeps_required_and_recounts():
     assert table[-1] == "1 PASS, 1 FAIL, 0 SKIP"
 
 
-@pytest.mark.parametrize("url, problem", [
-    ("https://mirror.example", None),
-    ("http://127.0.0.1:5000/", None),
-    ("https://mirror.example/proxy/", None),
-    ("mirror.example:5000", "is not an http:// or https:// URL"),
-    ("ftp://mirror.example", "is not an http:// or https:// URL"),
-    ("https://mirror.example:99999", "has a bad port"),
-    ("https://mirror.example/?a=1", "must not have a query or fragment"),
-    ("", "is empty"),
-])
-def test_http_url_problem(url, problem):
-    assert pf.http_url_problem(url) == problem
-
-
 def test_parse_docker_host():
     assert pf.parse_docker_host("unix:///var/run/docker.sock") == ("unix", "/var/run/docker.sock")
     assert pf.parse_docker_host("tcp://10.0.0.5:2376") == ("tcp", "10.0.0.5", 2376)

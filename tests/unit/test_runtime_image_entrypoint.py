@@ -26,7 +26,6 @@ def env(tmp_path):
         "AIS_BENCH_DAEMON_JSON": str(tmp_path / "etc/docker/daemon.json"),
         "AIS_BENCH_STATE_DIR": str(tmp_path / "run/aisbench"),
         "AIS_BENCH_BINFMT_DIR": str(tmp_path / "binfmt_misc"),
-        "AIS_BENCH_BINFMT_CONF_DIR": str(tmp_path / "binfmt.d"),
         "AIS_BENCH_PROFILE_FILE": str(tmp_path / "etc/profile.d/aisbench-platform.sh"),
         "AIS_BENCH_ENVIRONMENT_FILE": str(tmp_path / "etc/environment"),
         "AIS_BENCH_MOUNTINFO": str(tmp_path / "mountinfo"),
@@ -208,45 +207,40 @@ def test_export_platform_is_a_no_op_on_amd64(env, tmp_path):
 
 @pytest.fixture
 def binfmt(tmp_path):
-    """A fake binfmt_misc directory (register is a plain file here) and qemu-user-static's conf files."""
+    """A fake binfmt_misc directory: register is a plain file here, so any write to it would show."""
     (tmp_path / "binfmt_misc").mkdir()
     (tmp_path / "binfmt_misc/register").write_text("")
-    conf = tmp_path / "binfmt.d"
-    conf.mkdir()
-    line = ":qemu-x86_64:M::\\x7fELF\\x02\\x01\\x01:\\xff\\xff\\xff:/usr/libexec/qemu-binfmt/x86_64-binfmt-P:POCF"
-    (conf / "qemu-x86_64.conf").write_text(f"# from qemu-user-static\n\n{line}\n")
-    (conf / "qemu-aarch64.conf").write_text(":qemu-aarch64:M::x:y:/usr/bin/qemu-aarch64:F\n")
-    return line
+    return tmp_path / "binfmt_misc"
 
 
-def test_binfmt_registers_amd64_on_arm64(env, tmp_path, binfmt):
-    out = run(env, "aisbench_register_binfmt aarch64").stdout
-    assert out.strip() == "binfmt qemu-x86_64: registered"
-    assert (tmp_path / "binfmt_misc/register").read_text() == binfmt + "\n"
+def test_binfmt_reports_a_missing_amd64_handler_on_arm64_and_writes_nothing(env, binfmt):
+    out = run(env, "aisbench_check_binfmt aarch64").stdout
+    assert out.strip().startswith("binfmt qemu-x86_64: missing (run the qemu_binfmt role")
+    assert (binfmt / "register").read_text() == ""
+    assert sorted(path.name for path in binfmt.iterdir()) == ["register"]
 
 
-def test_binfmt_leaves_a_present_handler(env, tmp_path, binfmt):
-    (tmp_path / "binfmt_misc/qemu-x86_64").write_text("enabled\n")
-    assert run(env, "aisbench_register_binfmt aarch64").stdout.strip() == "binfmt qemu-x86_64: present"
-    assert (tmp_path / "binfmt_misc/register").read_text() == ""
+def test_binfmt_reports_a_present_handler(env, binfmt):
+    (binfmt / "qemu-x86_64").write_text("enabled\n")
+    assert run(env, "aisbench_check_binfmt aarch64").stdout.strip() == "binfmt qemu-x86_64: present"
+    assert (binfmt / "register").read_text() == ""
 
 
-def test_binfmt_never_registers_the_native_arch(env, tmp_path, binfmt):
+def test_binfmt_skips_the_native_arch(env, binfmt):
     env = dict(env, AIS_BENCH_BINFMT_ARCHES="aarch64,x86_64")
-    out = run(env, "aisbench_register_binfmt arm64").stdout.splitlines()
-    assert out == ["binfmt qemu-aarch64: skipped (native architecture)", "binfmt qemu-x86_64: registered"]
-    assert "qemu-aarch64" not in (tmp_path / "binfmt_misc/register").read_text()
+    (binfmt / "qemu-x86_64").write_text("enabled\n")
+    out = run(env, "aisbench_check_binfmt arm64").stdout.splitlines()
+    assert out == ["binfmt qemu-aarch64: skipped (native architecture)", "binfmt qemu-x86_64: present"]
 
 
-def test_binfmt_does_nothing_on_amd64(env, tmp_path, binfmt):
-    assert run(env, "aisbench_register_binfmt x86_64").stdout == ""
-    assert (tmp_path / "binfmt_misc/register").read_text() == ""
+def test_binfmt_does_nothing_on_amd64(env, binfmt):
+    assert run(env, "aisbench_check_binfmt x86_64").stdout == ""
 
 
-def test_binfmt_without_qemu_user_static_fails(env, tmp_path, binfmt):
-    (tmp_path / "binfmt.d/qemu-x86_64.conf").unlink()
-    result = run(env, "aisbench_register_binfmt aarch64", check=False)
-    assert result.returncode == 1 and "install qemu-user-static" in result.stderr
+def test_entrypoint_never_writes_binfmt_register():
+    """The qemu_binfmt role is the only writer of host-global handlers (issue 16)."""
+    script = ENTRYPOINT.read_text()
+    assert "/register" not in script and "aisbench_register_binfmt" not in script
 
 
 def test_patch_agents_counts_and_is_idempotent(env, tmp_path):
