@@ -59,8 +59,10 @@ def _results():
                       {"hosts": 10, "reruns": [_run(40.0, hosts=10, load=6.0)], "facts": [_run(8.0, hosts=10)],
                        "rerun_seconds": 40.0, "facts_seconds": 8.0, "ratio": 5.0, "changed": 0,
                        "per_host_seconds": 4.0}]},
-        "harbor": [{"trials": 1000, "finished": True, "module_utils_seconds": 0.0004, "naive_seconds": 0.12,
-                    "module_utils_peak_bytes": 2**20, "naive_peak_bytes": 2**19, "speedup": 300.0}],
+        "harbor": [{"trials": 1000, "finished": True, "module_utils_seconds": 0.0008, "seed_seconds": 0.0004,
+                    "details_seconds": 0.06, "module_utils_peak_bytes": 2**20, "seed_peak_bytes": 2**19,
+                    "details_peak_bytes": 2**21, "module_utils_vs_seed": 2.0, "playbook_ping_seconds": 1.0,
+                    "playbook_module_utils_seconds": 1.1, "playbook_details_seconds": 1.2}],
         "harbor_repeat": 3, "harbor_measured_at": "2026-12-03 00:10 UTC", "harbor_command": "python bench/run.py",
     }
 
@@ -75,7 +77,8 @@ def test_render_markdown_tables_come_from_the_results(bench):
     assert "--skip-tags runtime_container,baked_images" in text
     assert "| 10 | 40.0 s | 4.0 s | 0 | 8.0 s | 5.0x |" in text
     assert "1-min load average 1.5–6.0, 3 other containers running" in text
-    assert "| 1000 | finished | 0.4 ms | 1.00 MiB | 120.0 ms | 0.50 MiB | 300.0x |" in text
+    assert "| 1000 | finished | 0.4 ms | 0.8 ms | 2.0x | 60.0 ms | 0.50 MiB | 1.00 MiB | 2.00 MiB |" in text
+    assert "| 1000 | finished | 1.00 s | 1.10 s | 1.20 s |" in text
     assert "Measured 2026-12-03 01:00 UTC with `python bench/run.py --hosts 1,10`." in text
 
 
@@ -107,6 +110,8 @@ aisbench-bench-single      : ok=50   changed=0    unreachable=0    failed=0    s
 
 Thursday 03 December 2026  00:27:30 +0000 (0:00:00.120)       0:00:20.655 *****
 ===============================================================================
+aisbench.agent_runtime.runtime_image : Load the image from the archive (validated first)  1234.56s
+aisbench.agent_runtime.docker_engine : Install the offline packages (validated first) - 104.20s
 aisbench.agent_runtime.docker_engine : Template daemon.json -- 15.76s
 aisbench.agent_runtime.preflight : Run the preflight checks ------------- 3.21s
 Gathering Facts --------------------------------------------------------- 1.52s
@@ -115,9 +120,46 @@ aisbench.agent_runtime.docker_engine : Wait for the engine to answer ---- 0.98s
 
 
 def test_parse_profile_keeps_the_order_and_the_limit(bench):
-    assert bench.parse_profile(PROFILE_OUTPUT, limit=3) == [
-        # two dashes only: profile_tasks' padding for a long name or a two-digit time
+    assert bench.parse_profile(PROFILE_OUTPUT, limit=5) == [
+        # a long name leaves no dash before a four-digit time, one before three digits, two before two
+        {"task": "aisbench.agent_runtime.runtime_image : Load the image from the archive (validated first)",
+         "seconds": 1234.56},
+        {"task": "aisbench.agent_runtime.docker_engine : Install the offline packages (validated first)", "seconds": 104.2},
         {"task": "aisbench.agent_runtime.docker_engine : Template daemon.json", "seconds": 15.76},
         {"task": "aisbench.agent_runtime.preflight : Run the preflight checks", "seconds": 3.21},
         {"task": "Gathering Facts", "seconds": 1.52},
     ]
+
+
+def test_parse_profile_reads_only_the_summary(bench):
+    # A task's own output before the summary can end like a profile line.
+    assert bench.parse_profile("ok: [host] => msg: took -- 12.00s\n") == []
+
+
+@pytest.fixture(scope="module")
+def harbor_summary():
+    spec = importlib.util.spec_from_file_location("bench_harbor_summary", os.path.join(ROOT, "bench", "harbor_summary.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("job", ["pass-fail", "two-agents", "errored"])
+def test_seed_summary_counts_what_harbor_job_info_counts_on_real_jobs(harbor_summary, job):
+    import harbor_results  # put on sys.path by bench/harbor_summary.py
+
+    job_dir = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs", job)
+    ours = {"|".join(map(str, (ev["benchmark"], ev["agent"], ev["model"]))): (ev["n_completed"], ev["n_pass"], ev["exceptions"])
+            for ev in harbor_results.summarize_job(job_dir)["evals"]}
+    seed = {key: (row["n"], row["pass"], row["errors"]) for key, row in harbor_summary.seed_summary(job_dir)["rows"].items()}
+    assert seed == ours
+    assert sum(row[0] for row in seed.values()) > 0
+
+
+def test_harbor_benchmark_cross_checks_every_summary(harbor_summary, tmp_path):
+    rows = harbor_summary.run_benchmark([40], repeat=1, workdir=str(tmp_path))
+    assert [row["finished"] for row in rows] == [True, False]
+    for row in rows:
+        for impl in ("module_utils", "details", "seed"):
+            assert row[impl + "_seconds"] > 0 and row[impl + "_peak_bytes"] > 0
+        assert row["module_utils_vs_seed"] == row["module_utils_seconds"] / row["seed_seconds"]
