@@ -40,18 +40,25 @@ def test_parse_recap_ignores_lines_before_the_recap(bench):
 def _run(seconds, changed=0, hosts=1, load=1.5):
     snapshot = {"loadavg_1m": load, "other_containers": 3}
     return {"seconds": seconds, "changed": changed, "hosts": hosts, "load_before": snapshot, "load_after": snapshot,
-            "slowest_tasks": [{"task": "docker_engine : Template daemon.json", "seconds": seconds / 4}]}
+            "slowest_tasks": [{"task": "docker_engine : Template daemon.json", "seconds": seconds / 4}],
+            "role_seconds": {"docker_engine": seconds / 4, "play (facts, set-up)": 1.0}}
 
 
 def _results():
     return {
         "machine": {"cpus": 2, "cpu_model": "Test CPU", "memory_gib": 24.0, "os": "Debian GNU/Linux 12 (bookworm)",
                     "kernel": "6.1.0", "docker": "20.10.24", "ansible": "ansible [core 2.19.14]", "python": "3.11.2"},
-        "single": {"first": _run(300.0, changed=40), "reruns": [_run(24.0), _run(20.0)], "facts": [_run(5.0), _run(4.0)],
-                   "rerun_seconds": 20.0, "facts_seconds": 4.0, "ratio": 5.0, "changed": 0,
-                   "tags": "", "skip_tags": "runtime_container,baked_images",
-                   "measured_at": "2026-12-03 00:30 UTC", "command": "python bench/run.py --skip-fleet"},
-        "fleet": {"first": _run(200.0, changed=300, hosts=10), "tags": "preflight,host", "forks": 10,
+        "single": {"ssh": {"first": _run(300.0, changed=40), "reruns": [_run(24.0), _run(20.0)],
+                           "facts": [_run(5.0), _run(4.0)], "rerun_seconds": 20.0, "facts_seconds": 4.0, "ratio": 5.0,
+                           "changed": 0, "tags": "", "skip_tags": "runtime_container,baked_images", "connection": "ssh",
+                           "no_pipelining": {"reruns": [_run(30.0)], "facts": [_run(6.0)], "rerun_seconds": 30.0,
+                                             "facts_seconds": 6.0, "ratio": 5.0, "changed": 0},
+                           "measured_at": "2026-12-03 00:30 UTC", "command": "python bench/run.py --skip-fleet"},
+                   "docker": {"first": _run(200.0, changed=40), "reruns": [_run(12.0)], "facts": [_run(3.0)],
+                              "rerun_seconds": 12.0, "facts_seconds": 3.0, "ratio": 4.0, "changed": 0, "tags": "",
+                              "skip_tags": "runtime_container,baked_images", "connection": "docker",
+                              "measured_at": "2026-12-03 00:40 UTC", "command": "python bench/run.py --skip-fleet"}},
+        "fleet": {"first": _run(200.0, changed=300, hosts=10), "tags": "preflight,host", "forks": 10, "connection": "ssh",
                   "measured_at": "2026-12-03 01:00 UTC", "command": "python bench/run.py --hosts 1,10",
                   "rows": [
                       {"hosts": 1, "reruns": [_run(10.0)], "facts": [_run(2.0)], "rerun_seconds": 10.0,
@@ -71,11 +78,15 @@ def test_render_markdown_tables_come_from_the_results(bench):
     text = bench.render_markdown(_results())
     assert "2 cores (Test CPU), 24.0 GiB RAM, Debian GNU/Linux 12 (bookworm)" in text
     assert "Docker 20.10.24 host engine" in text
-    assert "| first run (provisioning) | 300.0 s | 40 | 75.0x |" in text
-    assert "| idempotent rerun | 20.0 s | 0 | **5.0x** |" in text
-    assert "All reruns: 24.0 s, 20.0 s (changed: 0, 0)" in text
+    assert "| SSH + sudo | first run (provisioning) | 300.0 s | 40 | 75.0x |" in text
+    assert "| SSH + sudo | idempotent rerun | 20.0 s | 0 | **5.0x** |" in text
+    assert "| SSH + sudo, pipelining off | idempotent rerun | 30.0 s | 0 | 5.0x |" in text
+    assert "| docker exec + sudo | idempotent rerun | 12.0 s | 0 | **4.0x** |" in text
+    assert "SSH + sudo: all reruns 24.0 s, 20.0 s (changed: 0, 0)" in text
+    assert "| docker_engine | 5.0 s | 3.0 s |" in text
     assert "--skip-tags runtime_container,baked_images" in text
-    assert "| 10 | 40.0 s | 4.0 s | 0 | 8.0 s | 5.0x |" in text
+    assert "## Fleet scaling (site.yml rerun on 1, 10 targets, SSH + sudo)" in text
+    assert "| 10 | 40.0 s | 4.00x | 4.0 s | 0 | 8.0 s | 5.0x |" in text
     assert "1-min load average 1.5–6.0, 3 other containers running" in text
     assert "| 1000 | finished | 0.4 ms | 0.8 ms | 2.0x | 60.0 ms | 0.50 MiB | 1.00 MiB | 2.00 MiB |" in text
     assert "| 1000 | finished | 1.00 s | 1.10 s | 1.20 s |" in text
@@ -94,13 +105,14 @@ def test_render_markdown_leaves_out_parts_never_measured(bench):
 def test_parse_args_sorts_fleet_sizes(bench):
     args = bench.parse_args(["--hosts", "10,1,5,5", "--harbor-sizes", "1000"])
     assert args.hosts == [1, 5, 10]
+    assert args.connections == ["ssh", "docker"]
     assert args.harbor_sizes == [1000]
     assert args.skip_tags == "runtime_container,baked_images"
 
 
 def test_render_markdown_names_the_slowest_tasks(bench):
     text = bench.render_markdown(_results())
-    assert "Slowest tasks of the best rerun (profile_tasks): docker_engine : Template daemon.json 5.0 s." in text
+    assert "Slowest tasks of the best rerun, SSH + sudo (profile_tasks): docker_engine : Template daemon.json 5.0 s." in text
     assert "Slowest tasks of the 10-target rerun" in text
 
 
@@ -129,6 +141,16 @@ def test_parse_profile_keeps_the_order_and_the_limit(bench):
         {"task": "aisbench.agent_runtime.preflight : Run the preflight checks", "seconds": 3.21},
         {"task": "Gathering Facts", "seconds": 1.52},
     ]
+
+
+def test_role_seconds_sums_the_tasks_of_each_role(bench):
+    assert bench.role_seconds(bench.parse_profile(PROFILE_OUTPUT, limit=None)) == {
+        "runtime_image": 1234.56, "docker_engine": 120.94, "preflight": 3.21, "play (facts, set-up)": 1.52}
+
+
+def test_parse_args_refuses_an_unknown_connection(bench):
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--connections", "ssh,telnet"])
 
 
 def test_parse_profile_reads_only_the_summary(bench):
