@@ -560,8 +560,8 @@ def render_markdown(results):
             out += [
                 "The second table is the whole module as users run it: `ansible-playbook` (local connection, best of "
                 "%d) of one harbor_job_info task on the job, next to a play of one `ansible.builtin.ping`: the "
-                "summary itself is a few percent of a module run at these sizes; starting ansible-playbook and the "
-                "module dominates." % results["harbor_repeat"],
+                "difference from the ping play is what the summary adds to a run; where it is within the noise of "
+                "the shared machine, starting ansible-playbook and the module dominates." % results["harbor_repeat"],
                 "",
             ]
         out += [

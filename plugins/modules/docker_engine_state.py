@@ -17,7 +17,10 @@ description:
   - The installed version of each package in O(packages) (C(dpkg-query)); whether C(dockerd) exists and can validate a
     config file (C(dockerd --help) names C(--validate)); the checksum, mode and owner of O(daemon_json_path) and whether
     its directory exists; the backups earlier releases left next to it (C(daemon.json.PID.DATE@TIME~)); the service's
-    C(ActiveState) and C(UnitFileState) (C(systemctl show)); and, when the service is active, C(docker info) as JSON.
+    C(ActiveState) and C(UnitFileState) (C(systemctl show)); when the service is active, C(docker info) as JSON; and
+    the C(Id) and labels of each image in O(images) (C(docker image inspect)).
+  - Also reports whether it ran in check mode, as set on the task, block, role or play (C(ansible_check_mode) sees
+    only C(--check)), so a role needs no extra task to find out.
 author: aisbench maintainers (!UNKNOWN)
 options:
   packages:
@@ -34,9 +37,21 @@ options:
     type: str
     default: docker
   docker_executable:
-    description: The docker CLI (for C(docker info)).
+    description: The docker CLI (for C(docker info) and C(docker image inspect)).
     type: str
     default: docker
+  docker_host:
+    description: The engine to ask (C(docker --host)); the CLI's default when not set.
+    type: str
+  engine_info:
+    description: Whether to ask the engine for C(docker info) (RV(info)).
+    type: bool
+    default: true
+  images:
+    description: Image references whose C(Id) and labels to report.
+    type: list
+    elements: str
+    default: []
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 attributes:
@@ -88,9 +103,18 @@ service:
   returned: always
   type: dict
 info:
-  description: C(docker info) as JSON when the service is active and the engine answers, else null.
+  description: C(docker info) as JSON when the service is active, the engine answers and O(engine_info) is set, else null.
   returned: always
   type: dict
+images:
+  description: Per reference in O(images), C(Id) and C(Labels) of the image, or null when the engine lacks it.
+  returned: always
+  type: dict
+  sample: {"aisbench/agent-runtime:0.25.0": {"Id": "sha256:4f1c...", "Labels": {"org.aisbench.runtime.hash": "9d2e..."}}}
+check_mode:
+  description: Whether the module ran in check mode.
+  returned: always
+  type: bool
 """
 
 import hashlib
@@ -156,10 +180,34 @@ def service_state(module, name):
     return {"active_state": props.get("ActiveState", ""), "unit_file_state": props.get("UnitFileState", "")}
 
 
-def engine_info(module, docker, service):
-    if service["active_state"] != "active" or not module.get_bin_path(docker):
+def docker_argv(module, params):
+    path = module.get_bin_path(params["docker_executable"])
+    if not path:
         return None
-    rc, out, _err = module.run_command([docker, "info", "--format", "{{json .}}"])
+    return [path] + (["--host", params["docker_host"]] if params["docker_host"] else [])
+
+
+def image_identities(module, docker, refs):
+    """{ref: {"Id": ..., "Labels": {...}} or None}."""
+    found = dict.fromkeys(refs)
+    if not refs or not docker:
+        return found
+    for ref in refs:
+        rc, out, _err = module.run_command(docker + ["image", "inspect", "--format",
+                                                     "{{json .Id}} {{json .Config.Labels}}", ref])
+        if rc == 0 and out.strip():
+            image_id, _sep, labels = out.strip().partition(" ")
+            try:
+                found[ref] = {"Id": json.loads(image_id), "Labels": json.loads(labels or "null") or {}}
+            except ValueError:
+                found[ref] = None
+    return found
+
+
+def engine_info(module, docker, service):
+    if service["active_state"] != "active" or not docker:
+        return None
+    rc, out, _err = module.run_command(docker + ["info", "--format", "{{json .}}"])
     if rc != 0:
         return None
     try:
@@ -175,12 +223,16 @@ def main():
             daemon_json_path=dict(type="path", default="/etc/docker/daemon.json"),
             service_name=dict(type="str", default="docker"),
             docker_executable=dict(type="str", default="docker"),
+            docker_host=dict(type="str"),
+            engine_info=dict(type="bool", default=True),
+            images=dict(type="list", elements="str", default=[]),
         ),
         supports_check_mode=True,
     )
     params = module.params
     packages = package_versions(module, params["packages"])
     service = service_state(module, params["service_name"])
+    docker = docker_argv(module, params)
     module.exit_json(
         changed=False,
         packages=packages,
@@ -189,7 +241,9 @@ def main():
         daemon_json=file_state(params["daemon_json_path"]),
         old_backups=old_backups(params["daemon_json_path"]),
         service=service,
-        info=engine_info(module, params["docker_executable"], service),
+        info=engine_info(module, docker, service) if params["engine_info"] else None,
+        images=image_identities(module, docker, params["images"]),
+        check_mode=module.check_mode,
     )
 
 
