@@ -442,11 +442,13 @@ def _render_single(single):
     if roles:
         out += ["Per-role cost of the best rerun (sum of its tasks' times from profile_tasks):", "",
                 "| role | %s |" % " | ".join(CONNECTION_LABELS.get(c, c) for c in single),
-                "|---|%s" % "---:|" * len(single)]
+                "|---|" + "---:|" * len(single)]
         for role in sorted(roles, key=lambda r: -max(roles[r].values())):
             out.append("| %s | %s |" % (role, " | ".join(
                 _seconds(roles[role][c]) if c in roles[role] else "-" for c in single)))
         out.append("")
+    out += ["No outside reference: geerlingguy.docker (Galaxy, GitHub) was to run on identical targets, but this "
+            "machine reaches only PyPI, Debian and npm, and the role is not on PyPI, so that comparison is left out.", ""]
     for connection, part in single.items():
         if _slowest(_best(part["reruns"])):
             out += ["Slowest tasks of the best rerun, %s (profile_tasks): %s." % (

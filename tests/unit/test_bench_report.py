@@ -83,7 +83,7 @@ def test_render_markdown_tables_come_from_the_results(bench):
     assert "| SSH + sudo, pipelining off | idempotent rerun | 30.0 s | 0 | 5.0x |" in text
     assert "| docker exec + sudo | idempotent rerun | 12.0 s | 0 | **4.0x** |" in text
     assert "SSH + sudo: all reruns 24.0 s, 20.0 s (changed: 0, 0)" in text
-    assert "| docker_engine | 5.0 s | 3.0 s |" in text
+    assert "| role | SSH + sudo | docker exec + sudo |\n|---|---:|---:|\n| docker_engine | 5.0 s | 3.0 s |" in text
     assert "--skip-tags runtime_container,baked_images" in text
     assert "## Fleet scaling (site.yml rerun on 1, 10 targets, SSH + sudo)" in text
     assert "| 10 | 40.0 s | 4.00x | 4.0 s | 0 | 8.0 s | 5.0x |" in text
