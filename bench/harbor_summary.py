@@ -6,12 +6,15 @@ of a real trial's files with names, rewards, exceptions and token counters fille
 job-level config.json, lock.json and result.json follow Harbor 0.25's layout), then measures
 wall time and peak Python memory (tracemalloc) of:
 
-- module_utils: harbor_results.summarize_job, as harbor_job_info runs it;
-- naive: a straightforward summarize script that json.loads every trial's result.json.
+- module_utils: harbor_results.summarize_job with details=False (harbor_job_info `details: false`);
+- details: the same with details=True (harbor_job_info's default: every trial's result.json is read);
+- seed: a faithful re-implementation of the seed's summarize algorithm, which reads only the job-level
+  result.json and config.json (pass@1 from stats.evals' reward buckets).
 
 Each measurement runs in a fresh interpreter (time and memory in separate runs, since
 tracemalloc slows Python down). The page cache is warm (the files were just written), as on
-a host that has just finished a job. Prints a Markdown table.
+a host that has just finished a job. With --playbook, the whole module is also timed through
+ansible-playbook (local connection) next to a one-ping play. Prints a Markdown table.
 
     python3 bench/harbor_summary.py [--sizes 1000 10000 100000] [--workdir DIR] [--output FILE]
 """
@@ -149,8 +152,39 @@ def generate_job(jobs_dir, name, n_trials, finished, tpl, seed=7):
     return job_dir
 
 
+def seed_summary(job_dir):
+    """The seed's summarize algorithm: the job-level result.json and config.json, nothing per trial.
+
+    Per stats.evals key: the trials in the reward buckets (and in exception_stats) are the
+    completed ones, those with reward 1.0 pass; config.json names the agents and datasets.
+    """
+    with open(os.path.join(job_dir, "config.json")) as handle:
+        config = json.load(handle)
+    with open(os.path.join(job_dir, "result.json")) as handle:
+        result = json.load(handle)
+    rows = {}
+    for key, ev in (result.get("stats") or {}).get("evals", {}).items():
+        parts = key.split("__")
+        agent, model, dataset = parts[0], "__".join(parts[1:-1]) or None, parts[-1]
+        completed, passed = set(), 0
+        for value, trials in (ev.get("reward_stats") or {}).get("reward", {}).items():
+            completed.update(trials)
+            if float(value) >= 1.0:
+                passed += len(trials)
+        errors = {}
+        for exc, trials in (ev.get("exception_stats") or {}).items():
+            completed.update(trials)
+            errors[exc] = len(trials)
+        rows["|".join(map(str, (dataset, agent, model)))] = {
+            "n": len(completed), "pass": passed, "errors": errors,
+            "pass_at_1": passed / len(completed) if completed else None}
+    labels = {"agents": [a.get("name") for a in config.get("agents") or []],
+              "datasets": [d.get("name") or os.path.basename(d.get("path", "")) for d in config.get("datasets") or []]}
+    return {"rows": rows, "labels": labels, "finished": bool(result.get("finished_at"))}
+
+
 def naive_summary(job_dir):
-    """What a first summarize script does: load every trial's result.json and count."""
+    """Every trial's result.json, counted: the cross-check of the synthetic job-level stats (not timed)."""
     rows = {}
     tokens = {"n_input_tokens": 0, "n_cache_tokens": 0, "n_output_tokens": 0, "cost_usd": 0.0}
     for name in sorted(os.listdir(job_dir)):
@@ -177,13 +211,16 @@ def naive_summary(job_dir):
 
 
 def measure(impl, job_dir, memory):
-    if impl == "module_utils":
+    if impl in ("module_utils", "details"):
         # Imported before the clock starts, as in a module run.
         import harbor_results  # pylint: disable=import-outside-toplevel
 
-        func = harbor_results.summarize_job
+        details = impl == "details"
+
+        def func(path):
+            return harbor_results.summarize_job(path, details=details)
     else:
-        func = naive_summary
+        func = seed_summary
     if memory:
         tracemalloc.start()
         func(job_dir)
@@ -196,14 +233,19 @@ def measure(impl, job_dir, memory):
 
 
 def check_same_numbers(job_dir):
-    """Both implementations must count the same trials, passes and errors."""
+    """Every implementation (and every trial's result.json) must count the same trials, passes and errors."""
     import harbor_results  # pylint: disable=import-outside-toplevel
 
-    ours = {"|".join(map(str, (ev["benchmark"], ev["agent"], ev["model"]))): (ev["n_completed"], ev["n_pass"], ev["exceptions"])
-            for ev in harbor_results.summarize_job(job_dir)["evals"]}
-    naive = {key: (row["n"], row["pass"], row["errors"]) for key, row in naive_summary(job_dir)["rows"].items()}
-    if ours != naive:
-        raise SystemExit("the two summaries disagree on %s:\n%s\n%s" % (job_dir, ours, naive))
+    counted = {}
+    for details in (False, True):
+        counted["details" if details else "module_utils"] = {
+            "|".join(map(str, (ev["benchmark"], ev["agent"], ev["model"]))): (ev["n_completed"], ev["n_pass"], ev["exceptions"])
+            for ev in harbor_results.summarize_job(job_dir, details=details)["evals"]}
+    counted["seed"] = {key: (row["n"], row["pass"], row["errors"]) for key, row in seed_summary(job_dir)["rows"].items()}
+    counted["trial files"] = {key: (row["n"], row["pass"], row["errors"])
+                              for key, row in naive_summary(job_dir)["rows"].items()}
+    if any(numbers != counted["trial files"] for numbers in counted.values()):
+        raise SystemExit("the summaries disagree on %s:\n%s" % (job_dir, json.dumps(counted, indent=1, default=str)))
 
 
 def run_child(impl, job_dir, memory):
@@ -216,8 +258,44 @@ def best_time(impl, job_dir, repeat):
     return min(run_child(impl, job_dir, False)["seconds"] for _unused in range(repeat))
 
 
-def run_benchmark(sizes, repeat=3, workdir=None, log=None):
-    """Measure both implementations on synthetic jobs of each size; returns one dict per job."""
+PLAYBOOK = """- name: harbor_job_info through ansible-playbook
+  hosts: localhost
+  connection: local
+  gather_facts: false
+  tasks:
+    - name: Summarize the job ({{ bench_mode }})
+      when: bench_mode != 'ping'
+      aisbench.agent_runtime.harbor_job_info:
+        jobs_dir: "{{ bench_jobs_dir }}"
+        jobs: ["{{ bench_job }}"]
+        details: "{{ bench_mode == 'details' }}"
+    - name: Answer (the baseline play)
+      when: bench_mode == 'ping'
+      ansible.builtin.ping:
+"""
+PLAYBOOK_MODES = ("ping", "module_utils", "details")
+
+
+def playbook_seconds(job_dir, mode, workdir):
+    """Wall time of one ansible-playbook run of PLAYBOOK on localhost (the whole module, as users run it)."""
+    path = os.path.join(workdir, "harbor-summary-play.yml")
+    with open(path, "w") as handle:
+        handle.write(PLAYBOOK)
+    bindir = os.path.dirname(sys.executable)
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".cache", "collections"),
+               ANSIBLE_HOME=os.path.join(ROOT, ".cache", "ansible-home"), PATH=bindir + os.pathsep + os.environ["PATH"])
+    argv = [os.path.join(bindir, "ansible-playbook"), "-i", "localhost,", path,
+            "-e", "ansible_python_interpreter=%s" % sys.executable,
+            "-e", "bench_mode=%s bench_jobs_dir=%s bench_job=%s" % (mode, os.path.dirname(job_dir),
+                                                                   os.path.basename(job_dir))]
+    started = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True, text=True, env=env, cwd=ROOT)
+    return time.perf_counter() - started
+
+
+def run_benchmark(sizes, repeat=3, workdir=None, log=None, playbook=False):
+    """Measure every implementation on synthetic jobs of each size; returns one dict per job."""
     own_workdir = workdir is None
     workdir = workdir or tempfile.mkdtemp(prefix="harbor-summary-bench-", dir="/var/tmp")
     os.makedirs(workdir, exist_ok=True)
@@ -231,21 +309,24 @@ def run_benchmark(sizes, repeat=3, workdir=None, log=None):
                 job_dir = generate_job(workdir, name, size, finished, tpl)
                 generated = time.perf_counter() - started
                 check_same_numbers(job_dir)
-                row = {
-                    "trials": size,
-                    "finished": finished,
-                    "module_utils_seconds": best_time("module_utils", job_dir, repeat),
-                    "naive_seconds": best_time("naive", job_dir, repeat),
-                    "module_utils_peak_bytes": run_child("module_utils", job_dir, True)["peak_bytes"],
-                    "naive_peak_bytes": run_child("naive", job_dir, True)["peak_bytes"],
-                    "generate_seconds": generated,
-                }
-                row["speedup"] = row["naive_seconds"] / row["module_utils_seconds"]
+                row = {"trials": size, "finished": finished, "generate_seconds": generated}
+                for impl in ("module_utils", "details", "seed"):
+                    row[impl + "_seconds"] = best_time(impl, job_dir, repeat)
+                    row[impl + "_peak_bytes"] = run_child(impl, job_dir, True)["peak_bytes"]
+                # > 1: the seed's algorithm is faster than harbor_job_info's summary.
+                row["module_utils_vs_seed"] = row["module_utils_seconds"] / row["seed_seconds"]
+                if playbook:
+                    for mode in PLAYBOOK_MODES:
+                        row["playbook_%s_seconds" % mode] = min(playbook_seconds(job_dir, mode, workdir)
+                                                                for _unused in range(repeat))
                 rows.append(row)
                 if log:
-                    log("harbor_job_info %d trials (%s): %.1f ms vs naive %.1f ms (generated in %.1f s)" % (
+                    log("harbor_job_info %d trials (%s): %.1f ms (details %.1f ms) vs seed %.1f ms%s" % (
                         size, name.rsplit("-", 1)[1], row["module_utils_seconds"] * 1000,
-                        row["naive_seconds"] * 1000, generated))
+                        row["details_seconds"] * 1000, row["seed_seconds"] * 1000,
+                        ("; ansible-playbook %.2f s (details %.2f s, ping play %.2f s)" % (
+                            row["playbook_module_utils_seconds"], row["playbook_details_seconds"],
+                            row["playbook_ping_seconds"])) if playbook else ""))
                 shutil.rmtree(job_dir)
     finally:
         if own_workdir:
@@ -253,16 +334,31 @@ def run_benchmark(sizes, repeat=3, workdir=None, log=None):
     return rows
 
 
+def _job_label(row):
+    return "finished" if row["finished"] else "running (5% of trials unfinished)"
+
+
 def markdown_table(rows):
     lines = [
-        "| trials | job | harbor_job_info time | harbor_job_info peak | naive time | naive peak | speed-up |",
-        "|---:|---|---:|---:|---:|---:|---:|",
+        "| trials | job | seed algorithm | `details: false` | `details: false` / seed | `details: true` (default) | peak: seed "
+        "| peak: `details: false` | peak: `details: true` |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
-        lines.append("| %d | %s | %.1f ms | %.2f MiB | %.1f ms | %.2f MiB | %.1fx |" % (
-            row["trials"], "finished" if row["finished"] else "running (5% of trials unfinished)",
-            row["module_utils_seconds"] * 1000, row["module_utils_peak_bytes"] / 2**20,
-            row["naive_seconds"] * 1000, row["naive_peak_bytes"] / 2**20, row["speedup"]))
+        lines.append("| %d | %s | %.1f ms | %.1f ms | %.1fx | %.1f ms | %.2f MiB | %.2f MiB | %.2f MiB |" % (
+            row["trials"], _job_label(row), row["seed_seconds"] * 1000, row["module_utils_seconds"] * 1000,
+            row["module_utils_vs_seed"], row["details_seconds"] * 1000, row["seed_peak_bytes"] / 2**20,
+            row["module_utils_peak_bytes"] / 2**20, row["details_peak_bytes"] / 2**20))
+    if all("playbook_ping_seconds" in row for row in rows):
+        lines += [
+            "",
+            "| trials | job | one-ping play | harbor_job_info `details: false` | harbor_job_info `details: true` |",
+            "|---:|---|---:|---:|---:|",
+        ]
+        for row in rows:
+            lines.append("| %d | %s | %.2f s | %.2f s | %.2f s |" % (
+                row["trials"], _job_label(row), row["playbook_ping_seconds"], row["playbook_module_utils_seconds"],
+                row["playbook_details_seconds"]))
     return "\n".join(lines) + "\n"
 
 
@@ -272,6 +368,8 @@ def main():
     parser.add_argument("--workdir", help="where to generate the job trees (default: a temporary directory, removed)")
     parser.add_argument("--repeat", type=int, default=3, help="time runs per case (the best is kept)")
     parser.add_argument("--output", help="also write the Markdown table to this file")
+    parser.add_argument("--playbook", action="store_true",
+                        help="also time the whole module through ansible-playbook (local connection)")
     parser.add_argument("--child", nargs=2, metavar=("IMPL", "JOB_DIR"), help=argparse.SUPPRESS)
     parser.add_argument("--memory", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -280,7 +378,8 @@ def main():
         print(json.dumps(measure(args.child[0], args.child[1], args.memory)))
         return 0
 
-    rows = run_benchmark(args.sizes, args.repeat, args.workdir, log=lambda line: print(line, file=sys.stderr))
+    rows = run_benchmark(args.sizes, args.repeat, args.workdir, log=lambda line: print(line, file=sys.stderr),
+                         playbook=args.playbook)
     table = markdown_table(rows)
     print(table, end="")
     if args.output:

@@ -40,18 +40,25 @@ def test_parse_recap_ignores_lines_before_the_recap(bench):
 def _run(seconds, changed=0, hosts=1, load=1.5):
     snapshot = {"loadavg_1m": load, "other_containers": 3}
     return {"seconds": seconds, "changed": changed, "hosts": hosts, "load_before": snapshot, "load_after": snapshot,
-            "slowest_tasks": [{"task": "docker_engine : Template daemon.json", "seconds": seconds / 4}]}
+            "slowest_tasks": [{"task": "docker_engine : Template daemon.json", "seconds": seconds / 4}],
+            "role_seconds": {"docker_engine": seconds / 4, "play (facts, set-up)": 1.0}}
 
 
 def _results():
     return {
         "machine": {"cpus": 2, "cpu_model": "Test CPU", "memory_gib": 24.0, "os": "Debian GNU/Linux 12 (bookworm)",
                     "kernel": "6.1.0", "docker": "20.10.24", "ansible": "ansible [core 2.19.14]", "python": "3.11.2"},
-        "single": {"first": _run(300.0, changed=40), "reruns": [_run(24.0), _run(20.0)], "facts": [_run(5.0), _run(4.0)],
-                   "rerun_seconds": 20.0, "facts_seconds": 4.0, "ratio": 5.0, "changed": 0,
-                   "tags": "", "skip_tags": "runtime_container,baked_images",
-                   "measured_at": "2026-12-03 00:30 UTC", "command": "python bench/run.py --skip-fleet"},
-        "fleet": {"first": _run(200.0, changed=300, hosts=10), "tags": "preflight,host", "forks": 10,
+        "single": {"ssh": {"first": _run(300.0, changed=40), "reruns": [_run(24.0), _run(20.0)],
+                           "facts": [_run(5.0), _run(4.0)], "rerun_seconds": 20.0, "facts_seconds": 4.0, "ratio": 5.0,
+                           "changed": 0, "tags": "", "skip_tags": "runtime_container,baked_images", "connection": "ssh",
+                           "no_pipelining": {"reruns": [_run(30.0)], "facts": [_run(6.0)], "rerun_seconds": 30.0,
+                                             "facts_seconds": 6.0, "ratio": 5.0, "changed": 0},
+                           "measured_at": "2026-12-03 00:30 UTC", "command": "python bench/run.py --skip-fleet"},
+                   "docker": {"first": _run(200.0, changed=40), "reruns": [_run(12.0)], "facts": [_run(3.0)],
+                              "rerun_seconds": 12.0, "facts_seconds": 3.0, "ratio": 4.0, "changed": 0, "tags": "",
+                              "skip_tags": "runtime_container,baked_images", "connection": "docker",
+                              "measured_at": "2026-12-03 00:40 UTC", "command": "python bench/run.py --skip-fleet"}},
+        "fleet": {"first": _run(200.0, changed=300, hosts=10), "tags": "preflight,host", "forks": 10, "connection": "ssh",
                   "measured_at": "2026-12-03 01:00 UTC", "command": "python bench/run.py --hosts 1,10",
                   "rows": [
                       {"hosts": 1, "reruns": [_run(10.0)], "facts": [_run(2.0)], "rerun_seconds": 10.0,
@@ -59,8 +66,10 @@ def _results():
                       {"hosts": 10, "reruns": [_run(40.0, hosts=10, load=6.0)], "facts": [_run(8.0, hosts=10)],
                        "rerun_seconds": 40.0, "facts_seconds": 8.0, "ratio": 5.0, "changed": 0,
                        "per_host_seconds": 4.0}]},
-        "harbor": [{"trials": 1000, "finished": True, "module_utils_seconds": 0.0004, "naive_seconds": 0.12,
-                    "module_utils_peak_bytes": 2**20, "naive_peak_bytes": 2**19, "speedup": 300.0}],
+        "harbor": [{"trials": 1000, "finished": True, "module_utils_seconds": 0.0008, "seed_seconds": 0.0004,
+                    "details_seconds": 0.06, "module_utils_peak_bytes": 2**20, "seed_peak_bytes": 2**19,
+                    "details_peak_bytes": 2**21, "module_utils_vs_seed": 2.0, "playbook_ping_seconds": 1.0,
+                    "playbook_module_utils_seconds": 1.1, "playbook_details_seconds": 1.2}],
         "harbor_repeat": 3, "harbor_measured_at": "2026-12-03 00:10 UTC", "harbor_command": "python bench/run.py",
     }
 
@@ -69,13 +78,18 @@ def test_render_markdown_tables_come_from_the_results(bench):
     text = bench.render_markdown(_results())
     assert "2 cores (Test CPU), 24.0 GiB RAM, Debian GNU/Linux 12 (bookworm)" in text
     assert "Docker 20.10.24 host engine" in text
-    assert "| first run (provisioning) | 300.0 s | 40 | 75.0x |" in text
-    assert "| idempotent rerun | 20.0 s | 0 | **5.0x** |" in text
-    assert "All reruns: 24.0 s, 20.0 s (changed: 0, 0)" in text
+    assert "| SSH + sudo | first run (provisioning) | 300.0 s | 40 | 75.0x |" in text
+    assert "| SSH + sudo | idempotent rerun | 20.0 s | 0 | **5.0x** |" in text
+    assert "| SSH + sudo, pipelining off | idempotent rerun | 30.0 s | 0 | 5.0x |" in text
+    assert "| docker exec + sudo | idempotent rerun | 12.0 s | 0 | **4.0x** |" in text
+    assert "SSH + sudo: all reruns 24.0 s, 20.0 s (changed: 0, 0)" in text
+    assert "| role | SSH + sudo | docker exec + sudo |\n|---|---:|---:|\n| docker_engine | 5.0 s | 3.0 s |" in text
     assert "--skip-tags runtime_container,baked_images" in text
-    assert "| 10 | 40.0 s | 4.0 s | 0 | 8.0 s | 5.0x |" in text
+    assert "## Fleet scaling (site.yml rerun on 1, 10 targets, SSH + sudo)" in text
+    assert "| 10 | 40.0 s | 4.00x | 4.0 s | 0 | 8.0 s | 5.0x |" in text
     assert "1-min load average 1.5–6.0, 3 other containers running" in text
-    assert "| 1000 | finished | 0.4 ms | 1.00 MiB | 120.0 ms | 0.50 MiB | 300.0x |" in text
+    assert "| 1000 | finished | 0.4 ms | 0.8 ms | 2.0x | 60.0 ms | 0.50 MiB | 1.00 MiB | 2.00 MiB |" in text
+    assert "| 1000 | finished | 1.00 s | 1.10 s | 1.20 s |" in text
     assert "Measured 2026-12-03 01:00 UTC with `python bench/run.py --hosts 1,10`." in text
 
 
@@ -91,13 +105,14 @@ def test_render_markdown_leaves_out_parts_never_measured(bench):
 def test_parse_args_sorts_fleet_sizes(bench):
     args = bench.parse_args(["--hosts", "10,1,5,5", "--harbor-sizes", "1000"])
     assert args.hosts == [1, 5, 10]
+    assert args.connections == ["ssh", "docker"]
     assert args.harbor_sizes == [1000]
     assert args.skip_tags == "runtime_container,baked_images"
 
 
 def test_render_markdown_names_the_slowest_tasks(bench):
     text = bench.render_markdown(_results())
-    assert "Slowest tasks of the best rerun (profile_tasks): docker_engine : Template daemon.json 5.0 s." in text
+    assert "Slowest tasks of the best rerun, SSH + sudo (profile_tasks): docker_engine : Template daemon.json 5.0 s." in text
     assert "Slowest tasks of the 10-target rerun" in text
 
 
@@ -107,6 +122,8 @@ aisbench-bench-single      : ok=50   changed=0    unreachable=0    failed=0    s
 
 Thursday 03 December 2026  00:27:30 +0000 (0:00:00.120)       0:00:20.655 *****
 ===============================================================================
+aisbench.agent_runtime.runtime_image : Load the image from the archive (validated first)  1234.56s
+aisbench.agent_runtime.docker_engine : Install the offline packages (validated first) - 104.20s
 aisbench.agent_runtime.docker_engine : Template daemon.json -- 15.76s
 aisbench.agent_runtime.preflight : Run the preflight checks ------------- 3.21s
 Gathering Facts --------------------------------------------------------- 1.52s
@@ -115,9 +132,56 @@ aisbench.agent_runtime.docker_engine : Wait for the engine to answer ---- 0.98s
 
 
 def test_parse_profile_keeps_the_order_and_the_limit(bench):
-    assert bench.parse_profile(PROFILE_OUTPUT, limit=3) == [
-        # two dashes only: profile_tasks' padding for a long name or a two-digit time
+    assert bench.parse_profile(PROFILE_OUTPUT, limit=5) == [
+        # a long name leaves no dash before a four-digit time, one before three digits, two before two
+        {"task": "aisbench.agent_runtime.runtime_image : Load the image from the archive (validated first)",
+         "seconds": 1234.56},
+        {"task": "aisbench.agent_runtime.docker_engine : Install the offline packages (validated first)", "seconds": 104.2},
         {"task": "aisbench.agent_runtime.docker_engine : Template daemon.json", "seconds": 15.76},
         {"task": "aisbench.agent_runtime.preflight : Run the preflight checks", "seconds": 3.21},
         {"task": "Gathering Facts", "seconds": 1.52},
     ]
+
+
+def test_role_seconds_sums_the_tasks_of_each_role(bench):
+    assert bench.role_seconds(bench.parse_profile(PROFILE_OUTPUT, limit=None)) == {
+        "runtime_image": 1234.56, "docker_engine": 120.94, "preflight": 3.21, "play (facts, set-up)": 1.52}
+
+
+def test_parse_args_refuses_an_unknown_connection(bench):
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--connections", "ssh,telnet"])
+
+
+def test_parse_profile_reads_only_the_summary(bench):
+    # A task's own output before the summary can end like a profile line.
+    assert bench.parse_profile("ok: [host] => msg: took -- 12.00s\n") == []
+
+
+@pytest.fixture(scope="module")
+def harbor_summary():
+    spec = importlib.util.spec_from_file_location("bench_harbor_summary", os.path.join(ROOT, "bench", "harbor_summary.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("job", ["pass-fail", "two-agents", "errored"])
+def test_seed_summary_counts_what_harbor_job_info_counts_on_real_jobs(harbor_summary, job):
+    import harbor_results  # put on sys.path by bench/harbor_summary.py
+
+    job_dir = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs", job)
+    ours = {"|".join(map(str, (ev["benchmark"], ev["agent"], ev["model"]))): (ev["n_completed"], ev["n_pass"], ev["exceptions"])
+            for ev in harbor_results.summarize_job(job_dir)["evals"]}
+    seed = {key: (row["n"], row["pass"], row["errors"]) for key, row in harbor_summary.seed_summary(job_dir)["rows"].items()}
+    assert seed == ours
+    assert sum(row[0] for row in seed.values()) > 0
+
+
+def test_harbor_benchmark_cross_checks_every_summary(harbor_summary, tmp_path):
+    rows = harbor_summary.run_benchmark([40], repeat=1, workdir=str(tmp_path))
+    assert [row["finished"] for row in rows] == [True, False]
+    for row in rows:
+        for impl in ("module_utils", "details", "seed"):
+            assert row[impl + "_seconds"] > 0 and row[impl + "_peak_bytes"] > 0
+        assert row["module_utils_vs_seed"] == row["module_utils_seconds"] / row["seed_seconds"]

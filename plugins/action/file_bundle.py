@@ -1,0 +1,78 @@
+# -*- coding: utf-8 -*-
+# Copyright: aisbench maintainers
+# Apache License 2.0
+"""Controller side of file_bundle: pack the files into one tar archive, send it once, unpack it on the target.
+
+Round trips: one transfer and one module run, whatever the number of files.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import shutil
+import tarfile
+import tempfile
+
+from ansible.errors import AnsibleError
+from ansible.plugins.action import ActionBase
+
+MODULE = "aisbench.agent_runtime.file_bundle"
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = True
+    _supports_check_mode = True
+    _supports_async = False
+
+    def _fail(self, result, msg):
+        result.update(failed=True, changed=False, msg="file_bundle: %s; nothing was changed" % msg)
+        return result
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        del tmp
+        args = dict(self._task.args)
+        unknown = sorted(set(args) - {"src", "dest", "mode"})
+        if unknown:
+            return self._fail(result, "unknown options %s (src, dest and mode only)" % ", ".join(unknown))
+        sources, dest = args.get("src"), args.get("dest")
+        if not isinstance(sources, list) or not sources or not all(isinstance(src, str) and src for src in sources):
+            return self._fail(result, "src must be a non-empty list of files on the controller")
+        if not isinstance(dest, str) or not dest.startswith("/"):
+            return self._fail(result, "dest=%s must be an absolute directory path on the target" % dest)
+        found = []
+        for src in sources:
+            try:
+                path = self._find_needle("files", src)
+            except AnsibleError:
+                path = src
+            if not os.path.isfile(path):
+                return self._fail(result, "src %s is not a file on the controller" % src)
+            found.append(path)
+        names = [os.path.basename(path) for path in found]
+        if len(set(names)) != len(names):
+            return self._fail(result, "the base names in src repeat: %s" % ", ".join(sorted(
+                {name for name in names if names.count(name) > 1})))
+        if self._task.check_mode:
+            result.update(changed=True, files=names, written=names)
+            return result
+        local_dir = tempfile.mkdtemp(prefix="aisbench-file-bundle-")
+        try:
+            archive = os.path.join(local_dir, "bundle.tar")
+            # Uncompressed: .deb files and images are compressed already.
+            with tarfile.open(archive, "w:", dereference=True) as bundle:
+                for path, name in zip(found, names):
+                    bundle.add(path, arcname=name, recursive=False)
+            remote_dir = self._connection._shell.tmpdir or self._make_tmp_path()
+            remote_archive = self._connection._shell.join_path(remote_dir, "bundle.tar")
+            self._transfer_file(archive, remote_archive)
+            self._fixup_perms2((remote_dir, remote_archive))
+            module_args = dict(args, src=found, archive=remote_archive)
+            result.update(self._execute_module(module_name=MODULE, module_args=module_args, task_vars=task_vars))
+            result["sent_bytes"] = os.path.getsize(archive)
+            return result
+        finally:
+            shutil.rmtree(local_dir, ignore_errors=True)
+            self._remove_tmp_path(self._connection._shell.tmpdir)

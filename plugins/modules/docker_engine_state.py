@@ -1,0 +1,251 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: aisbench maintainers
+# Apache License 2.0
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: docker_engine_state
+short_description: Read what the docker_engine role decides on, in one round trip
+version_added: 0.1.0
+description:
+  - Reads, without changing anything, what the M(aisbench.agent_runtime.docker_engine) role needs to decide whether
+    anything must change, so that a host where nothing differs costs one module run instead of one per checked thing.
+  - The installed version of each package in O(packages) (C(dpkg-query)); whether C(dockerd) exists and can validate a
+    config file (C(dockerd --help) names C(--validate)); the checksum, mode and owner of O(daemon_json_path) and whether
+    its directory exists; the backups earlier releases left next to it (C(daemon.json.PID.DATE@TIME~)); the service's
+    C(ActiveState) and C(UnitFileState) (C(systemctl show)); when the service is active, C(docker info) as JSON; and
+    the C(Id) and labels of each image in O(images) (C(docker image inspect)).
+  - Also reports whether it ran in check mode, as set on the task, block, role or play (C(ansible_check_mode) sees
+    only C(--check)), so a role needs no extra task to find out.
+author: aisbench maintainers (!UNKNOWN)
+options:
+  packages:
+    description: Debian packages whose installed version to report.
+    type: list
+    elements: str
+    default: []
+  daemon_json_path:
+    description: The engine's daemon.json.
+    type: path
+    default: /etc/docker/daemon.json
+  service_name:
+    description: The engine's systemd unit.
+    type: str
+    default: docker
+  docker_executable:
+    description: The docker CLI (for C(docker info) and C(docker image inspect)).
+    type: str
+    default: docker
+  docker_host:
+    description: The engine to ask (C(docker --host)); the CLI's default when not set.
+    type: str
+  engine_info:
+    description: Whether to ask the engine for C(docker info) (RV(info)).
+    type: bool
+    default: true
+  images:
+    description: Image references whose C(Id) and labels to report.
+    type: list
+    elements: str
+    default: []
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Reads only; runs the same in check mode.
+  diff_mode:
+    support: none
+  platform:
+    support: full
+    platforms: posix
+"""
+
+EXAMPLES = r"""
+- name: Read the engine's state
+  aisbench.agent_runtime.docker_engine_state:
+    packages: [docker.io, docker-cli]
+  register: engine_state
+"""
+
+RETURN = r"""
+packages:
+  description: Installed (C(ii)) packages of O(packages), name to version; the others are missing.
+  returned: always
+  type: dict
+  sample: {docker.io: "26.1.5+dfsg1-9+b9"}
+installed_specs:
+  description: The same as C(name=version) strings.
+  returned: always
+  type: list
+  elements: str
+dockerd:
+  description: Whether C(dockerd) is on the PATH (C(found)) and can validate a config file (C(validate)).
+  returned: always
+  type: dict
+daemon_json:
+  description: >-
+    O(daemon_json_path): C(exists), C(checksum) (SHA-1 of the content, as the template module computes it), C(mode)
+    (octal string), C(uid), C(gid), and C(dir_exists) for its directory.
+  returned: always
+  type: dict
+old_backups:
+  description: Per-attempt backups earlier releases left next to daemon.json.
+  returned: always
+  type: list
+  elements: str
+service:
+  description: The unit's C(active_state) and C(unit_file_state) (empty strings without systemd).
+  returned: always
+  type: dict
+info:
+  description: C(docker info) as JSON when the service is active, the engine answers and O(engine_info) is set, else null.
+  returned: always
+  type: dict
+images:
+  description: Per reference in O(images), C(Id) and C(Labels) of the image, or null when the engine lacks it.
+  returned: always
+  type: dict
+  sample: {"aisbench/agent-runtime:0.25.0": {"Id": "sha256:4f1c...", "Labels": {"org.aisbench.runtime.hash": "9d2e..."}}}
+check_mode:
+  description: Whether the module ran in check mode.
+  returned: always
+  type: bool
+"""
+
+import hashlib
+import json
+import os
+import re
+import stat
+
+from ansible.module_utils.basic import AnsibleModule
+
+
+def package_versions(module, names):
+    """{name: version} of the packages dpkg reports installed and configured ("ii"); "rc" does not count."""
+    if not names or not module.get_bin_path("dpkg-query"):
+        return {}
+    # rc 1 when some package is unknown: the known ones are still printed.
+    _rc, out, _err = module.run_command(["dpkg-query", "-W", "-f=${db:Status-Abbrev} ${Package} ${Version}\n"] + list(names))
+    versions = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[0] == "ii":
+            versions[fields[1]] = fields[2]
+    return versions
+
+
+def dockerd_state(module):
+    path = module.get_bin_path("dockerd")
+    if not path:
+        return {"found": False, "validate": False}
+    rc, out, err = module.run_command([path, "--help"])
+    return {"found": rc == 0, "validate": "--validate" in out + err}
+
+
+def file_state(path):
+    state = {"exists": False, "checksum": None, "mode": None, "uid": None, "gid": None,
+             "dir_exists": os.path.isdir(os.path.dirname(path))}
+    try:
+        info = os.stat(path)
+        with open(path, "rb") as handle:
+            digest = hashlib.sha1(handle.read()).hexdigest()  # nosec: the template module's checksum, not security
+    except OSError:
+        return state
+    state.update(exists=stat.S_ISREG(info.st_mode), checksum=digest, mode="%04o" % stat.S_IMODE(info.st_mode),
+                 uid=info.st_uid, gid=info.st_gid)
+    return state
+
+
+def old_backups(path):
+    directory, name = os.path.split(path)
+    pattern = re.compile(r"^%s\.[0-9]+\.[0-9-]+@[0-9:]+~$" % re.escape(name))
+    try:
+        return sorted(os.path.join(directory, entry) for entry in os.listdir(directory) if pattern.match(entry))
+    except OSError:
+        return []
+
+
+def service_state(module, name):
+    systemctl = module.get_bin_path("systemctl")
+    if not systemctl:
+        return {"active_state": "", "unit_file_state": ""}
+    _rc, out, _err = module.run_command([systemctl, "show", name, "--property=ActiveState,UnitFileState"])
+    props = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+    return {"active_state": props.get("ActiveState", ""), "unit_file_state": props.get("UnitFileState", "")}
+
+
+def docker_argv(module, params):
+    path = module.get_bin_path(params["docker_executable"])
+    if not path:
+        return None
+    return [path] + (["--host", params["docker_host"]] if params["docker_host"] else [])
+
+
+def image_identities(module, docker, refs):
+    """{ref: {"Id": ..., "Labels": {...}} or None}."""
+    found = dict.fromkeys(refs)
+    if not refs or not docker:
+        return found
+    for ref in refs:
+        rc, out, _err = module.run_command(docker + ["image", "inspect", "--format",
+                                                     "{{json .Id}} {{json .Config.Labels}}", ref])
+        if rc == 0 and out.strip():
+            image_id, _sep, labels = out.strip().partition(" ")
+            try:
+                found[ref] = {"Id": json.loads(image_id), "Labels": json.loads(labels or "null") or {}}
+            except ValueError:
+                found[ref] = None
+    return found
+
+
+def engine_info(module, docker, service):
+    if service["active_state"] != "active" or not docker:
+        return None
+    rc, out, _err = module.run_command(docker + ["info", "--format", "{{json .}}"])
+    if rc != 0:
+        return None
+    try:
+        return json.loads(out)
+    except ValueError:
+        return None
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            packages=dict(type="list", elements="str", default=[]),
+            daemon_json_path=dict(type="path", default="/etc/docker/daemon.json"),
+            service_name=dict(type="str", default="docker"),
+            docker_executable=dict(type="str", default="docker"),
+            docker_host=dict(type="str"),
+            engine_info=dict(type="bool", default=True),
+            images=dict(type="list", elements="str", default=[]),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    packages = package_versions(module, params["packages"])
+    service = service_state(module, params["service_name"])
+    docker = docker_argv(module, params)
+    module.exit_json(
+        changed=False,
+        packages=packages,
+        installed_specs=sorted("%s=%s" % item for item in packages.items()),
+        dockerd=dockerd_state(module),
+        daemon_json=file_state(params["daemon_json_path"]),
+        old_backups=old_backups(params["daemon_json_path"]),
+        service=service,
+        info=engine_info(module, docker, service) if params["engine_info"] else None,
+        images=image_identities(module, docker, params["images"]),
+        check_mode=module.check_mode,
+    )
+
+
+if __name__ == "__main__":
+    main()
