@@ -67,3 +67,12 @@ def test_usage_sums_the_requests_the_gateway_logged(gateway, tmp_path, capsys):
 def test_stop_without_a_gateway(gateway, capsys):
     gateway.main(["stop"])
     assert capsys.readouterr().out.strip() == "not running"
+
+
+def test_wait_gives_up_when_no_gateway_starts(gateway, monkeypatch):
+    clock = iter(range(0, 1000, 5))
+    monkeypatch.setattr(gateway.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(gateway.time, "sleep", lambda seconds: None)
+    with pytest.raises(SystemExit) as exc:
+        gateway.main(["wait", "--timeout", "120", "--log", "/x/model-gateway.log"])
+    assert str(exc.value) == "the model gateway is not running; see /x/model-gateway.log"
