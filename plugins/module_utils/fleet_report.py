@@ -43,6 +43,9 @@ REPORT_FORMATS = ("json", "csv", "md", "html")
 HOSTS_SUBDIR = "hosts"
 SUMMARY_FILE = "summary.json"
 FAILURE_FILE = "failure.json"
+# What the night's model gateway served on a host (nightly.yml writes it; docs/model_gateway.md).
+GATEWAY_FILE = "model-gateway.json"
+GATEWAY_FIELDS = ("requests", "failed_requests", "prompt_tokens", "completion_tokens", "cost_usd")
 LATEST_LINK = "latest"
 # Stage recorded for a host whose summary file cannot be used.
 REPORT_STAGE = "report"
@@ -302,8 +305,21 @@ def load_failure(path):
     return {"host": data.get("host"), "stage": data.get("stage"), "error": data.get("error")}
 
 
+def load_gateway(path):
+    """The gateway's counts of one host's night ({field: number}); InputError when unusable."""
+    data = _read_json(path, GATEWAY_FILE)
+    if not isinstance(data, dict):
+        raise InputError("%s is not an object" % GATEWAY_FILE)
+    counts = {}
+    for field in GATEWAY_FIELDS:
+        value = data.get(field, 0)
+        counts[field] = _number(value, "%s %s" % (GATEWAY_FILE, field)) if field == "cost_usd" \
+            else _count(value, "%s %s" % (GATEWAY_FILE, field))
+    return counts
+
+
 def discover_hosts(hosts_dir):
-    """{host: {"summary": path or None, "failure": path or None}} from HOSTS_DIR/HOST/ directories."""
+    """{host: {"summary", "failure", "gateway": path or None}} from HOSTS_DIR/HOST/ directories."""
     found = {}
     try:
         entries = sorted(os.scandir(hosts_dir), key=lambda e: e.name)
@@ -320,9 +336,11 @@ def discover_hosts(hosts_dir):
             continue
         summary = os.path.join(entry.path, SUMMARY_FILE)
         failure = os.path.join(entry.path, FAILURE_FILE)
+        gateway = os.path.join(entry.path, GATEWAY_FILE)
         found[entry.name] = {
             "summary": summary if os.path.lexists(summary) or not os.path.isdir(entry.path) else None,
             "failure": failure if os.path.lexists(failure) else None,
+            "gateway": gateway if os.path.lexists(gateway) else None,
         }
     return found
 
@@ -355,7 +373,8 @@ def collect_hosts(night_dir, hosts_dir=None, summaries=None, failures=None, expe
     sources = {}
     if hosts_dir:
         for host, found in discover_hosts(hosts_dir).items():
-            sources[host] = {"summary": found["summary"], "failure_file": found["failure"], "failure": None}
+            sources[host] = {"summary": found["summary"], "failure_file": found["failure"], "failure": None,
+                             "gateway_file": found["gateway"]}
     for item in summaries or []:
         sources.setdefault(item["host"], {"summary": None, "failure_file": None, "failure": None})["summary"] = item["path"]
     for item in failures or []:
@@ -383,7 +402,13 @@ def _host_entry(host, source, night_dir):
         "notes": [],
         "rows": [],
         "gone": [],
+        "gateway": None,
     }
+    if source.get("gateway_file"):
+        try:
+            entry["gateway"] = load_gateway(source["gateway_file"])
+        except InputError as exc:
+            entry["notes"].append(str(exc))
     failure = source["failure"]
     if source["failure_file"]:
         try:
@@ -1054,6 +1079,13 @@ def report_tables(report):
         [_usage_cells([h["host"], r["benchmark"], r["agent"], r["model"]], _row_usage(r))
          for h in report["hosts"] for r in h["rows"]]
         + [_usage_cells([h["host"], "all", "-", "-"], h["usage"]) for h in report["hosts"] if h["rows"]])
+    tables["gateway"] = _table(
+        ["host", "gateway requests", "failed", "gateway input tokens", "gateway output tokens", "gateway cost (USD)",
+         "agents' input tokens", "agents' output tokens"],
+        [[h["host"], h["gateway"]["requests"], h["gateway"]["failed_requests"], fmt_int(h["gateway"]["prompt_tokens"]),
+          fmt_int(h["gateway"]["completion_tokens"]), fmt_cost(h["gateway"]["cost_usd"]),
+          fmt_int(h["usage"]["n_input_tokens"]), fmt_int(h["usage"]["n_output_tokens"])]
+         for h in report["hosts"] if h.get("gateway")])
     history = report["history"]
     tables["history"] = _table(
         ["benchmark", "agent", "model"] + history["nights"],
@@ -1338,6 +1370,9 @@ def render_markdown(report):
     lines += ["", "## Per host", ""] + _md_table(tables["hosts"], "No host rows.")
     if tables["host_usage"]["rows"]:
         lines += ["", "### Tokens, cost and time per host", ""] + _md_table(tables["host_usage"])
+    if tables["gateway"]["rows"]:
+        lines += ["", "### Model gateway per host (what it served, next to the agents' own counts)", ""] \
+            + _md_table(tables["gateway"])
     for host, matrices in tables["host_matrix"]:
         for matrix in matrices:
             lines += ["", "### Tasks on %s: %s" % (_md(host), _md(matrix["title"])), ""] + _md_table(matrix)

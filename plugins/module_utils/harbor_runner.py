@@ -152,6 +152,30 @@ def filter_matrix(config, datasets=None, agents=None):
     return result
 
 
+TRIAL_NETWORK_KEY = "model"
+
+
+def trial_network_overlay(network, only=True):
+    """Docker Compose overlay that puts a trial's main container on the (existing) Docker network NETWORK: as its only
+    network (only=True: no route anywhere else when NETWORK is internal), or beside the trial's default network.
+    The key is the one docs/agents.md's overlay uses, so a matrix that names that overlay too merges into the same."""
+    networks = [TRIAL_NETWORK_KEY] if only else ["default", TRIAL_NETWORK_KEY]
+    return {"services": {"main": {"networks": networks}},
+            "networks": {TRIAL_NETWORK_KEY: {"external": True, "name": network}}}
+
+
+def with_compose_overlay(config, overlay_path):
+    """A copy of the job config with OVERLAY_PATH added to environment.extra_docker_compose (once)."""
+    new_config = dict(config)
+    environment = dict(new_config.get("environment") or {})
+    extra = list(environment.get("extra_docker_compose") or [])
+    if overlay_path not in extra:
+        extra.append(overlay_path)
+    environment["extra_docker_compose"] = extra
+    new_config["environment"] = environment
+    return new_config
+
+
 def parse_config_text(text, source):
     """Parse a JSON or YAML job config; YAML needs PyYAML (None when it is missing)."""
     try:

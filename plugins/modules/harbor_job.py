@@ -126,6 +126,18 @@ options:
         would expand.
     type: dict
     default: {}
+  trial_network:
+    description:
+      - A Docker network on the engine that runs the trials (created beforehand, typically internal) that every
+        trial's main container joins, through a Docker Compose overlay C(JOBS_DIR/.harbor_job/NAME/network-compose.json)
+        added to the config's C(environment.extra_docker_compose). nightly.yml sets it to the model gateway's network.
+    type: str
+  trial_network_only:
+    description:
+      - V(true) makes O(trial_network) the main container's only network (an internal network then leaves no route anywhere
+        else); V(false) keeps the trial's default network beside it.
+    type: bool
+    default: true
   agent_toolchains:
     description:
       - V(required) (the default) maps every agent of the config that Harbor would install inside each trial (all
@@ -402,6 +414,8 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runn
     leftover_projects,
     parse_config_text,
     render_env_file,
+    trial_network_overlay,
+    with_compose_overlay,
     resume_command,
     retry_types,
     start_command,
@@ -553,6 +567,21 @@ class HarborJob:
             raise HarborJobError("the job config %s is not a mapping" % path)
 
     def config_for_harbor(self):
+        """(path passed to -c, matrix to write or None, {overlay file name: overlay} to write)."""
+        path, matrix, overlay = self.toolchain_config()
+        overlays = {"toolchains-compose.json": overlay} if overlay is not None else {}
+        network = self.module.params["trial_network"]
+        if not network:
+            return path, matrix, overlays
+        if matrix is None:
+            config = self.module.params["config"]
+            if self.module.check_mode and not self.container and not os.path.exists(os.path.join(self.module.params["chdir"] or "", config)):
+                return path, None, overlays  # written by an earlier task of this check run
+            matrix = self.load_config(config)
+        overlays["network-compose.json"] = trial_network_overlay(network, self.module.params["trial_network_only"])
+        return self.files.harbor("matrix.json"), with_compose_overlay(matrix, self.files.harbor("network-compose.json")), overlays
+
+    def toolchain_config(self):
         """(path passed to -c, matrix to write or None, toolchain overlay to write or None)."""
         params = self.module.params
         config = params["config"]
@@ -598,7 +627,7 @@ class HarborJob:
             return None, None, self.env
         return None, self.files.host("env"), None
 
-    def launch(self, harbor_argv, action, docker_env_file, process_env, matrix=None, overlay=None):
+    def launch(self, harbor_argv, action, docker_env_file, process_env, matrix=None, overlays=None):
         """Start Harbor detached and wait until it has started the job."""
         params = self.module.params
         pidfile = self.files.harbor("harbor.pid")
@@ -615,8 +644,8 @@ class HarborJob:
             return
         self.runtime.require_executable("harbor_executable", self.harbor)
         self.files.ensure_dir()
-        if overlay is not None:
-            write_file(self.files.host("toolchains-compose.json"), json.dumps(overlay, indent=2, sort_keys=True) + "\n", 0o644)
+        for file_name, overlay in sorted((overlays or {}).items()):
+            write_file(self.files.host(file_name), json.dumps(overlay, indent=2, sort_keys=True) + "\n", 0o644)
         if matrix is not None:
             write_file(self.files.host("matrix.json"), json.dumps(matrix, indent=2, sort_keys=True) + "\n", 0o644)
         if self.env:
@@ -686,7 +715,7 @@ class HarborJob:
         return "The Harbor process it started was stopped (pid %s); nothing keeps running." % ", ".join(str(p) for p in pids)
 
     def submit(self, submission):
-        config_path, matrix, overlay = submission
+        config_path, matrix, overlays = submission
         docker_env_file, harbor_env_file, process_env = self.env_file_for(resume=False)
         argv = start_command(
             self.harbor, self.spelling(), config_path, self.name, self.jobs_dir,
@@ -695,7 +724,7 @@ class HarborJob:
         )
         if matrix is not None:
             self.result["matrix_path"] = config_path
-        self.launch(argv, "submitted", docker_env_file, process_env, matrix=matrix, overlay=overlay)
+        self.launch(argv, "submitted", docker_env_file, process_env, matrix=matrix, overlays=overlays)
 
     def resume(self):
         self.result["removed_projects"] = self.remove_leftovers()
@@ -857,6 +886,8 @@ def main():
             extra_args=dict(type="list", elements="str", default=[]),
             env=dict(type="dict", default={}, no_log=True),
             agent_toolchains=dict(type="str", default="required", choices=["required", "off"]),
+            trial_network=dict(type="str"),
+            trial_network_only=dict(type="bool", default=True),
             chdir=dict(type="str"),
             retry_exceptions=dict(type="list", elements="str", default=[]),
             timeout=dict(type="int", default=7200),

@@ -15,7 +15,9 @@ endpoint returned and compare it with what Harbor recorded.
 
 Standard library only. Usage:
     scripted_openai.py --script tasks.json (--api-key-file KEY | --api-key-env-file api_key.env --api-key-name NAME)
-                       [--port 8000] [--log answers.jsonl]
+                       [--port 8000] [--log answers.jsonl] [--first-step COMMAND ...]
+--first-step puts commands before every task's own steps (the agents scenario's canary hunt: a model that tries to
+find the provider key from inside the trial).
 --api-key-env-file reads the key from the runtime container's 0600 key file (dotenv, single-quoted values), so the test
 key lives in that file only.
 """
@@ -228,9 +230,12 @@ def main(argv=None):
     parser.add_argument("--host", default="0.0.0.0")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--log", default="", help="JSON lines, one per answer")
+    parser.add_argument("--first-step", action="append", default=[], help="command run before every task's steps")
     args = parser.parse_args(argv)
     with open(args.script, encoding="utf-8") as handle:
         script = json.load(handle)
+    for task in script["tasks"]:
+        task["steps"] = args.first_step + task["steps"]
     if args.api_key_file:
         with open(args.api_key_file, encoding="utf-8") as handle:
             api_key = handle.read().strip()

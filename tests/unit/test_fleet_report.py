@@ -922,3 +922,23 @@ def test_markdown_csv_and_json_carry_the_same_numbers(capsys, report_dir):
         column = "%s / %s" % (agent, model) if model else agent
         md_rows = {r["task"]: r for r in md[benchmark]}
         assert md_rows[task][column] == outcome["label"]
+
+
+def test_model_gateway_counts_next_to_the_agents_own(capsys, report_dir):
+    night_one(report_dir)
+    # What nightly.yml writes from `aisbench-model-gateway usage` (docs/model_gateway.md).
+    put_raw(report_dir, NIGHT1, "host-a", "model-gateway.json", json.dumps(
+        {"requests": 7, "failed_requests": 1, "prompt_tokens": 1200, "completion_tokens": 300, "cost_usd": 0.25}).encode())
+    put_raw(report_dir, NIGHT1, "host-b", "model-gateway.json", b"[1, 2]")
+    rc, result = run_module(capsys, {"report_dir": report_dir, "night": NIGHT1})
+    assert rc == 0
+    report = json.loads(open(result["files"]["json"]).read())
+    hosts = {host["host"]: host for host in report["hosts"]}
+    assert hosts["host-a"]["gateway"] == {"requests": 7, "failed_requests": 1, "prompt_tokens": 1200,
+                                          "completion_tokens": 300, "cost_usd": 0.25}
+    assert hosts["host-b"]["gateway"] is None and "model-gateway.json is not an object" in hosts["host-b"]["notes"]
+    markdown = open(result["files"]["md"]).read()
+    assert "### Model gateway per host" in markdown
+    # oracle trials report no tokens of their own: "-" beside the gateway's
+    assert "| host-a | 7 | 1 | 1,200 | 300 | 0.2500 | - | - |" in markdown.splitlines()
+    assert "Model gateway per host" in open(result["files"]["html"]).read()

@@ -216,3 +216,16 @@ def test_missing_harbor_is_a_clear_failure(capsys, jobs_dir):
     args = base(jobs_dir, name="fresh", config={}, cli_spelling="auto", harbor_executable="/nonexistent/harbor")
     rc, result, _unused = run_module(capsys, args)
     assert rc == 1 and result["msg"] == "harbor_executable /nonexistent/harbor not found on the target"
+
+
+def test_trial_network_points_harbor_to_a_copy_with_the_network_overlay(capsys, jobs_dir, tmp_path):
+    matrix = tmp_path / "matrix.yaml"
+    shutil.copy(os.path.join(FIXTURES, "matrices", "errored.yaml"), str(matrix))
+    original = matrix.read_text()
+    before = snapshot(jobs_dir)
+    rc, result, _unused = run_module(capsys, base(jobs_dir, name="nightly", config=str(matrix), trial_network="aisbench-model",
+                                                  _ansible_check_mode=True))
+    # Without the network the file goes to Harbor untouched; with it, a copy that adds the overlay.
+    assert rc == 0 and result["command"][3:5] == ["-c", os.path.join(jobs_dir, ".harbor_job", "nightly", "matrix.json")]
+    assert result["matrix_path"] == os.path.join(jobs_dir, ".harbor_job", "nightly", "matrix.json")
+    assert matrix.read_text() == original and snapshot(jobs_dir) == before

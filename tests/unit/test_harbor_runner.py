@@ -271,3 +271,19 @@ def test_dotenv_file_round_trips_through_harbors_loader(tmp_path):
     path = tmp_path / "env"
     path.write_text(hrun.render_env_file(env, "dotenv"), encoding="utf-8")
     assert dict(dotenv.dotenv_values(str(path))) == env
+
+
+def test_trial_network_overlay_and_its_place_in_the_config():
+    from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import (
+        trial_network_overlay, with_compose_overlay)
+    # The same key as docs/agents.md's overlay: both in one job merge into one network of the main container.
+    assert trial_network_overlay("aisbench-model") == {
+        "services": {"main": {"networks": ["model"]}},
+        "networks": {"model": {"external": True, "name": "aisbench-model"}}}
+    assert trial_network_overlay("aisbench-model", only=False)["services"]["main"]["networks"] == ["default", "model"]
+    config = {"agents": [{"name": "oracle"}], "environment": {"extra_docker_compose": ["/c/mine.json"], "type": "docker"}}
+    added = with_compose_overlay(config, "/j/network-compose.json")
+    assert added["environment"] == {"extra_docker_compose": ["/c/mine.json", "/j/network-compose.json"], "type": "docker"}
+    assert config["environment"]["extra_docker_compose"] == ["/c/mine.json"]
+    assert with_compose_overlay(added, "/j/network-compose.json") == added
+    assert with_compose_overlay({}, "/j/n.json") == {"environment": {"extra_docker_compose": ["/j/n.json"]}}

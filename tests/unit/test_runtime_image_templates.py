@@ -17,6 +17,7 @@ def render(name, **overrides):
         _runtime_image_pip_args="harbor==0.25.0",
         _runtime_image_wheels=[],
         _runtime_image_pip_conf="",
+        _runtime_image_gateway_pip_args="'litellm[proxy]==1.106.12'",
     )
     variables.update(overrides)
     templar = Templar(loader=DataLoader(), variables=variables)
@@ -59,6 +60,17 @@ def test_dockerfile_with_certificates_wheels_and_pip_conf():
     assert "COPY wheels/ /tmp/aisbench-wheels/" in text
     assert "pip install --no-cache-dir --disable-pip-version-check /tmp/aisbench-wheels/harbor-0.25.0-py3-none-any.whl" in text
     assert "qemu-user-static" in text
+
+
+def test_model_gateway_venv():
+    text = render("Dockerfile.j2")
+    assert "RUN python3 -m venv /opt/model-gateway" in text
+    assert "/opt/model-gateway/bin/pip install --no-cache-dir --disable-pip-version-check 'litellm[proxy]==1.106.12'" in text
+    assert "COPY aisbench-entrypoint aisbench-healthcheck aisbench-model-gateway /usr/local/bin/" in text
+    # the wheelhouse stays until the gateway's install has used it
+    assert text.index("rm -rf /tmp/aisbench-wheels") > text.index("/opt/model-gateway/bin/pip install")
+    without = render("Dockerfile.j2", runtime_image_model_gateway_packages=[])
+    assert "/opt/model-gateway" not in without and "rm -rf /tmp/aisbench-wheels" in without
 
 
 def test_pip_conf():

@@ -101,3 +101,20 @@ def test_the_key_is_read_from_the_runtime_containers_key_file(tmp_path):
     env.write_text("# Managed by Ansible\nOTHER='x'\nOPENAI_API_KEY='a\\\\b\\'c'\n")
     assert scripted_openai.read_env_file_key(str(env), "OPENAI_API_KEY") == "a\\b'c"
     assert scripted_openai.read_env_file_key(str(env), "MISSING") == ""
+
+
+def test_first_steps_come_before_every_task_s_own(tmp_path, monkeypatch):
+    script = tmp_path / "tasks.json"
+    script.write_text(json.dumps(SCRIPT))
+    captured = {}
+
+    class Server:
+        def __init__(self, address, handler):
+            captured["script"] = handler.endpoint.script
+
+        def serve_forever(self):
+            pass
+
+    monkeypatch.setattr(scripted_openai, "ThreadingHTTPServer", Server)
+    scripted_openai.main(["--script", str(script), "--api-key-file", str(script), "--first-step", "hunt"])
+    assert captured["script"]["tasks"][0]["steps"] == ["hunt", "echo hello > /testbed/answer.txt"]
