@@ -300,6 +300,18 @@ def needs_toolchain(entry):
     return ":" not in str(name)  # Harbor reads "module:Class" as an import path
 
 
+def with_compose_overlay(config, overlay_path):
+    """A copy of the job config with OVERLAY_PATH added to environment.extra_docker_compose (once)."""
+    new_config = dict(config)
+    environment = dict(new_config.get("environment") or {})
+    extra = list(environment.get("extra_docker_compose") or [])
+    if overlay_path not in extra:
+        extra.append(overlay_path)
+    environment["extra_docker_compose"] = extra
+    new_config["environment"] = environment
+    return new_config
+
+
 def use_baked_toolchains(config, toolchains, overlay_path):
     """(config, overlay, problems, used): the job config with every agent Harbor would install mapped to the collection's
     class for its baked toolchain, and the Compose overlay that mounts those toolchains read-only.
@@ -350,12 +362,6 @@ def use_baked_toolchains(config, toolchains, overlay_path):
         ]}},
         "volumes": {item["volume"]: {"external": True} for item in used.values()},
     }
-    new_config = dict(config)
+    new_config = with_compose_overlay(config, overlay_path)
     new_config["agents"] = mapped
-    environment = dict(new_config.get("environment") or {})
-    extra = list(environment.get("extra_docker_compose") or [])
-    if overlay_path not in extra:
-        extra.append(overlay_path)
-    environment["extra_docker_compose"] = extra
-    new_config["environment"] = environment
     return new_config, overlay, [], sorted(used.values(), key=lambda item: item["agent"])

@@ -164,18 +164,6 @@ def trial_network_overlay(network, only=True):
             "networks": {TRIAL_NETWORK_KEY: {"external": True, "name": network}}}
 
 
-def with_compose_overlay(config, overlay_path):
-    """A copy of the job config with OVERLAY_PATH added to environment.extra_docker_compose (once)."""
-    new_config = dict(config)
-    environment = dict(new_config.get("environment") or {})
-    extra = list(environment.get("extra_docker_compose") or [])
-    if overlay_path not in extra:
-        extra.append(overlay_path)
-    environment["extra_docker_compose"] = extra
-    new_config["environment"] = environment
-    return new_config
-
-
 def parse_config_text(text, source):
     """Parse a JSON or YAML job config; YAML needs PyYAML (None when it is missing)."""
     try:

@@ -377,7 +377,7 @@ def parse_docker_host(docker_host):
     """unix:///path or tcp://host:port -> ("unix", path) / ("tcp", host, port); ValueError otherwise."""
     problem = docker_host_problem(docker_host, ("unix", "tcp"))
     if problem:
-        raise ValueError("%r %s (TLS and ssh:// endpoints are not supported here)" % (docker_host, problem))
+        raise ValueError("%r %s (TLS endpoints are not supported, nor ssh://)" % (docker_host, problem))
     if docker_host.startswith("unix://"):
         return ("unix", docker_host[len("unix://"):])
     parts = urlsplit(docker_host)

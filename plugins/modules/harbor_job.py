@@ -390,6 +390,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.agent_toolchains import (
     needs_toolchain,
     use_baked_toolchains,
+    with_compose_overlay,
 )
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import (
     job_damage,
@@ -415,7 +416,6 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runn
     parse_config_text,
     render_env_file,
     trial_network_overlay,
-    with_compose_overlay,
     resume_command,
     retry_types,
     start_command,

@@ -274,8 +274,8 @@ def test_dotenv_file_round_trips_through_harbors_loader(tmp_path):
 
 
 def test_trial_network_overlay_and_its_place_in_the_config():
-    from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import (
-        trial_network_overlay, with_compose_overlay)
+    from ansible_collections.aisbench.agent_runtime.plugins.module_utils.agent_toolchains import with_compose_overlay
+    from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import trial_network_overlay
     # The same key as docs/agents.md's overlay: both in one job merge into one network of the main container.
     assert trial_network_overlay("aisbench-model") == {
         "services": {"main": {"networks": ["model"]}},
