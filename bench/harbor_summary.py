@@ -287,8 +287,7 @@ def playbook_seconds(job_dir, mode, workdir):
                ANSIBLE_HOME=os.path.join(ROOT, ".cache", "ansible-home"), PATH=bindir + os.pathsep + os.environ["PATH"])
     argv = [os.path.join(bindir, "ansible-playbook"), "-i", "localhost,", path,
             "-e", "ansible_python_interpreter=%s" % sys.executable,
-            "-e", "bench_mode=%s bench_jobs_dir=%s bench_job=%s" % (mode, os.path.dirname(job_dir),
-                                                                   os.path.basename(job_dir))]
+            "-e", "bench_mode=%s bench_jobs_dir=%s bench_job=%s" % (mode, os.path.dirname(job_dir), os.path.basename(job_dir))]
     started = time.perf_counter()
     subprocess.run(argv, check=True, capture_output=True, text=True, env=env, cwd=ROOT)
     return time.perf_counter() - started

@@ -80,7 +80,7 @@ def test_docker_host_problem(value, any_problem, local_problem):
 
 def test_test_plugins_give_the_same_answers_in_a_real_play(tmp_path):
     """Roles' asserts call the test plugins by their FQCN: run them through ansible itself and compare."""
-    values = {"urls": [value for value, _, _ in URLS if value], "hosts": [value for value, _, _ in DOCKER_HOSTS]}
+    values = {"urls": [row[0] for row in URLS if row[0]], "hosts": [row[0] for row in DOCKER_HOSTS]}
     (tmp_path / "values.json").write_text(json.dumps(values))
     expression = (
         "{{ {'http': urls | select('aisbench.agent_runtime.url') | list,"
@@ -97,7 +97,7 @@ def test_test_plugins_give_the_same_answers_in_a_real_play(tmp_path):
         env=env, capture_output=True, text=True, check=True, timeout=120)
     answer = json.loads(run.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]["msg"]
     answer = json.loads(answer) if isinstance(answer, str) else answer
-    assert answer["http"] == [value for value, problem, _ in URLS if value and problem is None]
-    assert answer["pip"] == [value for value, _, problem in URLS if value and problem is None]
-    assert answer["any"] == [value for value, problem, _ in DOCKER_HOSTS if problem is None]
-    assert answer["local"] == [value for value, _, problem in DOCKER_HOSTS if problem is None]
+    assert answer["http"] == [row[0] for row in URLS if row[0] and row[1] is None]
+    assert answer["pip"] == [row[0] for row in URLS if row[0] and row[2] is None]
+    assert answer["any"] == [row[0] for row in DOCKER_HOSTS if row[1] is None]
+    assert answer["local"] == [row[0] for row in DOCKER_HOSTS if row[2] is None]
