@@ -45,6 +45,26 @@ def _kind(schemes):
     return "%s %s URL" % ("an" if schemes[0] in ("http", "https") else "a", joined)
 
 
+def _split(value, schemes, kind):
+    """(problem, scheme, rest) of value as scheme://rest, scheme one of schemes; problem None when it parses."""
+    if not isinstance(value, str) or not value:
+        return "is empty or not a string", None, None
+    match = _URL.match(value)
+    if not match or match.group("scheme") not in schemes or _SPACE.search(value):
+        return "is not %s" % kind, None, None
+    return None, match.group("scheme"), match.group("rest")
+
+
+def _userinfo_problem(authority, allowed, refused, malformed):
+    """(problem, host[:port]) of an authority that may carry user[:secret]@ only when allowed."""
+    if "@" not in authority:
+        return None, authority
+    if not allowed:
+        return refused, None
+    userinfo, hostport = authority.rsplit("@", 1)
+    return (None if _USERINFO.match(userinfo) else malformed), hostport
+
+
 def url_problem(value, schemes=("http", "https"), credentials=False):
     """Return why value is not a base URL of one of schemes, or None when it is one.
 
@@ -52,24 +72,16 @@ def url_problem(value, schemes=("http", "https"), credentials=False):
     ``user:token@`` only when credentials is true (pip indexes). file: ``file:///`` and an absolute path.
     """
     schemes = tuple(schemes)
-    if not isinstance(value, str) or not value:
-        return "is empty or not a string"
-    match = _URL.match(value)
-    if not match or match.group("scheme") not in schemes or _SPACE.search(value):
-        return "is not %s" % _kind(schemes)
-    rest = match.group("rest")
+    problem, scheme, rest = _split(value, schemes, _kind(schemes))
+    if problem:
+        return problem
     if "?" in rest or "#" in rest:
         return "must not have a query or fragment"
-    if match.group("scheme") == "file":
+    if scheme == "file":
         return None if rest.startswith("/") else "needs an absolute path (file:///...)"
-    authority = rest.split("/", 1)[0]
-    if "@" in authority:
-        if not credentials:
-            return "must not carry user:password@ credentials"
-        userinfo, authority = authority.rsplit("@", 1)
-        if not _USERINFO.match(userinfo):
-            return "has malformed credentials"
-    return _hostport_problem(authority)
+    problem, hostport = _userinfo_problem(rest.split("/", 1)[0], credentials,
+                                          "must not carry user:password@ credentials", "has malformed credentials")
+    return problem or _hostport_problem(hostport)
 
 
 def http_url_problem(value):
@@ -81,25 +93,15 @@ def docker_host_problem(value, schemes=("unix", "tcp", "ssh")):
     """Return why value is not a Docker endpoint (unix:///path, tcp://host[:port], ssh://[user@]host[:port]), or None."""
     schemes = tuple(schemes)
     wanted = {"unix": "unix:///path", "tcp": "tcp://host[:port]", "ssh": "ssh://[user@]host[:port]"}
-    kind = _either(wanted.get(scheme, scheme + "://") for scheme in schemes)
-    if not isinstance(value, str) or not value:
-        return "is empty or not a string"
-    match = _URL.match(value)
-    if not match or match.group("scheme") not in schemes or _SPACE.search(value):
-        return "is not %s" % kind
-    rest = match.group("rest")
-    if match.group("scheme") == "unix":
+    problem, scheme, rest = _split(value, schemes, _either(wanted.get(name, name + "://") for name in schemes))
+    if problem:
+        return problem
+    if scheme == "unix":
         return None if rest.startswith("/") and len(rest) > 1 else "needs an absolute socket path (unix:///...)"
     if "?" in rest or "#" in rest or rest.rstrip("/").count("/"):
         return "must be host[:port] without a path"
-    authority = rest.rstrip("/")
-    if "@" in authority:
-        if match.group("scheme") != "ssh":
-            return "must not carry user@"
-        user, authority = authority.rsplit("@", 1)
-        if not _USERINFO.match(user):
-            return "has a malformed user"
-    return _hostport_problem(authority)
+    problem, hostport = _userinfo_problem(rest.rstrip("/"), scheme == "ssh", "must not carry user@", "has a malformed user")
+    return problem or _hostport_problem(hostport)
 
 
 def registry_problem(value):
