@@ -21,6 +21,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "plugins", "module_utils"))
+from runtime_contract import build_contract  # noqa: E402  pylint: disable=wrong-import-position
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "harbor")
 RECORDED_ROOT = "/tmp/harbor-modules-fixtures"
 IMAGE = "aisbench/agent-runtime:0.25.0"
@@ -67,12 +69,21 @@ def prepare_target(workdir, index, attempts, tasks):
     return name, root
 
 
-def inventory(path, targets):
+def runtime_contract(name, root, tasks):
+    """The runtime contract of a bench target (host-socket mode, every directory at its host path inside)."""
+    mounts = {sub: {"source": os.path.join(root, sub), "target": os.path.join(root, sub)}
+              for sub in ("jobs", "config", "logs", "agent-patches", "harbor-plugins", "secrets")}
+    mounts["tasks"] = {"source": tasks, "target": tasks}
+    return build_contract(mounts, name, "host_socket", "unix:///var/run/docker.sock", root, "", matrix=True)
+
+
+def inventory(path, targets, tasks):
     hosts = {}
     for index, (name, root) in enumerate(targets, 1):
+        # The role did not build these containers: nightly.yml gets their runtime contract from the inventory.
         hosts["target-%d" % index] = {
             "ansible_connection": "local", "ansible_python_interpreter": sys.executable,
-            "runtime_container_name": name, "runtime_container_root": root, "runtime_container_swebench_root": root,
+            "aisbench_nightly_runtime": runtime_contract(name, root, tasks),
         }
     with open(path, "w") as handle:
         json.dump({"all": {"children": {"aisbench": {"hosts": hosts}}}}, handle, indent=2)
@@ -83,7 +94,7 @@ def run_night(workdir, count, targets, log):
     reports = os.path.join(workdir, "reports-%d" % count)
     shutil.rmtree(reports, ignore_errors=True)
     path = os.path.join(workdir, "inventory-%d.json" % count)
-    inventory(path, targets[:count])
+    inventory(path, targets[:count], os.path.join(workdir, "tasks"))
     night = "bench-%d-targets" % count
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", path,
             os.path.join(ROOT, "playbooks", "nightly.yml"), "-e", json.dumps({

@@ -82,16 +82,20 @@ options:
     elements: str
     default: []
   jobs_dir:
-    description: Directory of Harbor's job directories, as seen where Harbor runs (C(-o)).
+    description:
+      - Directory of Harbor's job directories, as seen where Harbor runs (C(-o)).
+      - Required unless O(runtime) gives it (its C(jobs_dir)).
     type: str
-    required: true
   host_jobs_dir:
-    description: The same directory as seen on the target, where the module reads results and keeps its files.
+    description:
+      - The same directory as seen on the target, where the module reads results and keeps its files.
+      - Defaults to O(runtime)'s C(host_jobs_dir), else to O(jobs_dir).
     type: path
   container:
     description:
       - Name or ID of the running runtime container to run Harbor in, with C(docker exec). Without it Harbor runs on
         the target.
+      - Defaults to O(runtime)'s C(container).
     type: str
   docker_executable:
     description: The docker CLI on the target (used with O(container)).
@@ -199,6 +203,7 @@ seealso:
 author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - aisbench.agent_runtime.runtime_contract
 attributes:
   check_mode:
     support: full
@@ -422,6 +427,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runn
     trial_names,
     write_file,
 )
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.runtime_contract import apply_contract
 
 PROGRESS_FIELDS = ("n_total", "n_completed", "n_errored", "n_running", "n_pending", "n_cancelled", "n_pass", "pass_at_1")
 
@@ -876,7 +882,7 @@ def main():
             config=dict(type="raw"),
             datasets=dict(type="list", elements="str", default=[]),
             agents=dict(type="list", elements="str", default=[]),
-            jobs_dir=dict(type="str", required=True),
+            jobs_dir=dict(type="str"),
             host_jobs_dir=dict(type="path"),
             container=dict(type="str"),
             docker_executable=dict(type="str", default="docker"),
@@ -894,11 +900,17 @@ def main():
             poll_interval=dict(type="int", default=10),
             start_timeout=dict(type="int", default=180),
             cancel_grace_period=dict(type="int", default=90),
+            runtime=dict(type="dict"),
         ),
         required_if=[("state", "resumed", ("name",)), ("state", "cancelled", ("name",))],
         supports_check_mode=True,
     )
     params = module.params
+    problem = apply_contract(params, "harbor_job")
+    if problem:
+        module.fail_json(msg=problem)
+    if not params["jobs_dir"]:
+        module.fail_json(msg="jobs_dir is required (or runtime, the runtime contract that gives it)")
     if params["name"] is None:
         problem = job_name_problem(params["name_prefix"])
         if problem:

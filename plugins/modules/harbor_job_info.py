@@ -27,9 +27,10 @@ description:
     M(ansible.builtin.fetch).
 options:
   jobs_dir:
-    description: Directory holding Harbor's job directories (Harbor's C(-o)), on the target.
+    description:
+      - Directory holding Harbor's job directories (Harbor's C(-o)), on the target.
+      - Required unless O(runtime) gives it (its C(host_jobs_dir)).
     type: path
-    required: true
   jobs:
     description:
       - Which jobs to read. Each item is a job name, a shell-style glob (C(nightly-*)), V(all), or V(latest) (the job
@@ -92,6 +93,7 @@ seealso:
 author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - aisbench.agent_runtime.runtime_contract
 attributes:
   check_mode:
     support: full
@@ -297,6 +299,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_resu
     summarize,
     write_reports_if_changed,
 )
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.runtime_contract import apply_contract
 
 TIMESTAMP_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
@@ -304,7 +307,7 @@ TIMESTAMP_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            jobs_dir=dict(type="path", required=True),
+            jobs_dir=dict(type="path"),
             jobs=dict(type="list", elements="str", default=["all"]),
             output_dir=dict(type="path"),
             output_formats=dict(type="list", elements="str", choices=["json", "csv", "md"], default=["json", "csv", "md"]),
@@ -312,11 +315,17 @@ def main():
             details=dict(type="bool", default=True),
             trials=dict(type="bool", default=False),
             reward_key=dict(type="str", no_log=False),
+            runtime=dict(type="dict"),
         ),
         supports_check_mode=True,
     )
     params = module.params
+    problem = apply_contract(params, "harbor_job_info")
+    if problem:
+        module.fail_json(msg=problem)
     jobs_dir = params["jobs_dir"]
+    if not jobs_dir:
+        module.fail_json(msg="jobs_dir is required (or runtime, the runtime contract that gives it)")
     if not os.path.isdir(jobs_dir):
         module.fail_json(msg="jobs_dir %s is not a directory" % jobs_dir)
     timestamp = params["output_timestamp"]

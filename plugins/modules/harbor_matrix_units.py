@@ -45,10 +45,13 @@ options:
       - Directories as seen where Harbor runs (keys) and the same directories on the target (values), for example
         C(/opt/swebench/tasks) to C(/srv/swebench/tasks). The longest matching prefix wins; other paths are read as they
         are.
+      - Defaults to the jobs, tasks and config directories of O(runtime) (when this option is empty).
     type: dict
     default: {}
   container:
-    description: The runtime container, used only to read a YAML config through Harbor when PyYAML is missing.
+    description:
+      - The runtime container, used only to read a YAML config through Harbor when PyYAML is missing.
+      - Defaults to O(runtime)'s C(container).
     type: str
   harbor_executable:
     description: The Harbor CLI in O(container).
@@ -60,6 +63,7 @@ notes:
 author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - aisbench.agent_runtime.runtime_contract
 attributes:
   check_mode:
     support: full
@@ -120,6 +124,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runn
     harbor_cli_spelling,
     parse_config_text,
 )
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.runtime_contract import apply_contract
 
 
 def map_path(path, path_map):
@@ -227,9 +232,13 @@ def main():
             path_map=dict(type="dict", default={}),
             container=dict(type="str"),
             harbor_executable=dict(type="str", default="harbor"),
+            runtime=dict(type="dict"),
         ),
         supports_check_mode=True,
     )
+    problem = apply_contract(module.params, "harbor_matrix_units")
+    if problem:
+        module.fail_json(msg=problem)
     try:
         module.exit_json(**list_units(module))
     except HarborJobError as exc:

@@ -147,6 +147,9 @@ CASES = {
     "empty-reward-key": {"module": "harbor_job_info", "args": {"reward_key": " ", "output_dir": "<work>/summaries"}},
     "fleet-report-history": {"module": "fleet_report", "args": {"history": 0}},
     "nightly-unknown-mode": {"playbook": "nightly.yml", "vars": {"aisbench_nightly_mode": "parallel"}},
+    "nightly-no-runtime-contract": {"playbook": "nightly.yml", "vars": {"aisbench_nightly_runtime": {}}},
+    "nightly-key-file-to-harbor": {"playbook": "nightly.yml", "vars": {
+        "aisbench_nightly_harbor_args": ["--env-file", "/opt/swebench/secrets/api_key.env"]}},
     "shard-plan-zero-hosts": {"module": "fleet_shard_plan", "args": {"listings": {}}},
     "shard-malformed-units": {"module": "fleet_shard_plan", "args": {"listings": {"host-a": {
         "matrix": {}, "datasets": "hello", "agents": [{"agent": "oracle", "model": None}], "n_attempts": 1}}}},
@@ -453,11 +456,11 @@ def test_status_playbook_counts_and_names_damaged_jobs(tmp_path):
     table = tmp_path / "status.txt"
     inventory = localhost_inventory()
     before = tree_snapshot(root)
+    contract = runtime_contract_at(root)
     proc = subprocess.run(
         [ANSIBLE_PLAYBOOK, "-i", json.dumps(inventory) and "localhost,", "-c", "local",
          os.path.join(ROOT, "playbooks", "status.yml"), "-e", json.dumps({
-             "aisbench_status_hosts": "localhost", "runtime_container_root": str(root),
-             "runtime_container_name": "aisbench-badinput-no-such-container", "aisbench_status_file": str(table),
+             "aisbench_status_hosts": "localhost", "aisbench_status_runtime": contract, "aisbench_status_file": str(table),
              "ansible_python_interpreter": sys.executable})],
         cwd=str(tmp_path), env=ansible_env(tmp_path), capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -563,6 +566,61 @@ def test_nightly_refuses_an_unknown_mode_before_it_writes_anything(tmp_path):
               for result in task["hosts"].values() if result.get("failed")]
     check_failure("nightly-unknown-mode", proc, failed, report["stats"])
     assert not reports.exists()
+
+
+def runtime_contract_at(root, api_keys=False):
+    """A runtime contract (docs/layers.md) for a container the role did not build: every directory at one path."""
+    dirs = ["jobs", "tasks", "config", "logs", "agent-patches", "harbor-plugins", "secrets"]
+    contract = {"version": 1, "container": "aisbench-badinput-no-such-container", "mode": "host_socket",
+                "engine_docker_host": "unix:///var/run/docker.sock", "trial_docker_host": "unix:///var/run/docker.sock",
+                "root": str(root), "matrix": "", "api_keys": api_keys, "api_key_file": str(root / "secrets/api_key.env"),
+                "host_api_key_file": str(root / "secrets/api_key.env"),
+                "mounts": {name: {"host": str(root / name), "container": str(root / name)} for name in dirs}}
+    for name in dirs:
+        contract[name.replace("-", "_") + "_dir"] = contract["host_" + name.replace("-", "_") + "_dir"] = str(root / name)
+    return contract
+
+
+def test_nightly_records_a_host_without_a_runtime_contract_and_goes_on(tmp_path):
+    reports = tmp_path / "reports"
+    proc = subprocess.run(
+        [ANSIBLE_PLAYBOOK, "-i", "localhost,", "-c", "local", os.path.join(ROOT, "playbooks", "nightly.yml"),
+         "-e", json.dumps(dict(CASES["nightly-no-runtime-contract"]["vars"], aisbench_nightly_hosts="localhost",
+                               aisbench_nightly_night="no-contract", aisbench_nightly_report_dir=str(reports),
+                               aisbench_nightly_tasks_source=str(tmp_path / "no-such-tasks"),
+                               ansible_python_interpreter=sys.executable))],
+        cwd=str(tmp_path), env=ansible_env(tmp_path), capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    host_dir = reports / "no-contract" / "hosts" / "localhost"
+    failure = json.loads((host_dir / "failure.json").read_text())
+    assert failure["stage"] == "contract"
+    assert DOC_ROWS["nightly-no-runtime-contract"] in failure["error"]
+    # Refused before the first step that touches the host: no summary, no progress log.
+    assert sorted(path.name for path in host_dir.iterdir()) == ["failure.json"]
+
+
+def test_nightly_refuses_the_key_file_as_a_harbor_argument_while_the_gateway_holds_the_key(tmp_path):
+    reports = tmp_path / "reports"
+    root = tmp_path / "runtime"
+    root.mkdir()
+    before = tree_snapshot(root)
+    proc = subprocess.run(
+        [ANSIBLE_PLAYBOOK, "-i", "localhost,", "-c", "local", os.path.join(ROOT, "playbooks", "nightly.yml"),
+         "-e", json.dumps(dict(CASES["nightly-key-file-to-harbor"]["vars"], aisbench_nightly_hosts="localhost",
+                               # A container holding API keys: the model gateway is on by default.
+                               aisbench_nightly_runtime=runtime_contract_at(root, api_keys=True),
+                               aisbench_nightly_night="key-file", aisbench_nightly_report_dir=str(reports),
+                               aisbench_nightly_tasks_source=str(tmp_path / "no-such-tasks"),
+                               ansible_python_interpreter=sys.executable))],
+        cwd=str(tmp_path), env=ansible_env(tmp_path), capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    host_dir = reports / "key-file" / "hosts" / "localhost"
+    failure = json.loads((host_dir / "failure.json").read_text())
+    assert failure["stage"] == "contract"
+    assert DOC_ROWS["nightly-key-file-to-harbor"] in failure["error"]
+    # Refused before the tasks, the gateway or Harbor: no summary, no progress log, nothing in the runtime root.
+    assert sorted(path.name for path in host_dir.iterdir()) == ["failure.json"]
+    assert tree_snapshot(root) == before
 
 
 def test_harbor_job_info_reports_a_corrupt_result_json_and_summarizes_the_rest(tmp_path):
