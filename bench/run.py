@@ -631,8 +631,8 @@ def _render_fleet(fleet):
     variant_keys = [key for key in VARIANT_LABELS if all(key in (row.get("variants") or {}) for row in fleet["rows"])]
     for key in variant_keys:
         vbase = fleet["rows"][0]["variants"][key]["rerun_seconds"]
-        out += ["", "The same reruns with %s (%s):" % (VARIANT_LABELS[key], "; ".join(
-            fleet["rows"][0]["variants"][key]["settings"])), "",
+        settings = "; ".join(fleet["rows"][0]["variants"][key]["settings"]).replace(ROOT + os.sep, "")
+        out += ["", "The same reruns with %s (%s):" % (VARIANT_LABELS[key], settings), "",
                 "| targets | rerun wall time | vs. %d target | changed | controller CPU | targets' CPU |" % (
                     fleet["rows"][0]["hosts"]),
                 "|---:|---:|---:|---:|---:|---:|"]
