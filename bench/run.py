@@ -481,7 +481,17 @@ def _part_load(section):
 
 
 def _measured(section):
-    return "Measured %s with `%s`." % (section["measured_at"], section["command"])
+    commit = " at commit %s" % section["commit"] if section.get("commit") else ""
+    return "Measured %s%s with `%s`." % (section["measured_at"], commit, section["command"])
+
+
+def git_commit():
+    """The checkout's commit, with +changes when the working tree differs from it (what a part measured)."""
+    head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          check=False).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True, check=False).stdout.strip()
+    return (head + ("+changes" if dirty else "")) if head else ""
 
 
 CONNECTION_LABELS = {"ssh": "SSH + sudo", "docker": "docker exec + sudo"}
@@ -957,6 +967,7 @@ def main(argv=None):
 
     signal.signal(signal.SIGTERM, _raise_interrupt)  # removes the targets like Ctrl-C does
     command = "python bench/run.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    commit = git_commit()  # at the start: the code every part below measures
     results = dict(previous, machine=machine_info())
     workdir = os.path.join(ROOT, ".cache", "bench")
     needs_targets = not (args.skip_single and args.skip_fleet)
@@ -1005,11 +1016,12 @@ def main(argv=None):
         single = {}
         for connection in args.connections:
             single[connection] = dict(bench_single(args, debs, workdir, connection, image, key), measured_at=now(),
-                                      command=command)
+                                      command=command, commit=commit)
             results["single"] = single
             save()
     if not args.skip_fleet:
-        results["fleet"] = dict(bench_fleet(args, debs, workdir, image, key), measured_at=now(), command=command)
+        results["fleet"] = dict(bench_fleet(args, debs, workdir, image, key), measured_at=now(), command=command,
+                                commit=commit)
         save()
 
     print(render_markdown(results))
