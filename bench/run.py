@@ -36,6 +36,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shlex
 import signal
 import subprocess
@@ -103,6 +104,37 @@ def load_snapshot():
     names = docker("ps", "--format", "{{.Names}}", check=False).stdout.split()
     return {"loadavg_1m": round(os.getloadavg()[0], 2),
             "other_containers": len([name for name in names if not name.startswith(PREFIX)])}
+
+
+CPUACCT = "/sys/fs/cgroup/cpuacct"
+
+
+def cpu_counters(names):
+    """CPU seconds so far: this process's waited-for children (the controller: ansible-playbook, its workers and ssh
+    clients), every target container's cgroup (cgroup v1 cpuacct, hierarchical: sshd, sudo, the modules' Python)
+    and the whole machine (the root cgroup: everyone's work, other checkouts' too). None where not readable."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    counters = {"controller": usage.ru_utime + usage.ru_stime, "targets": None, "machine": None}
+
+    def read(path):
+        try:
+            with open(os.path.join(CPUACCT, path, "cpuacct.usage")) as handle:
+                return int(handle.read()) / 1e9
+        except (OSError, ValueError):
+            return None
+
+    counters["machine"] = read("")
+    if names:
+        ids = docker("inspect", "-f", "{{.Id}}", *names, check=False).stdout.split()
+        values = [read(os.path.join("docker", cid)) for cid in ids]
+        if len(values) == len(names) and None not in values:
+            counters["targets"] = sum(values)
+    return counters
+
+
+def cpu_used(before, after):
+    return {key: (round(after[key] - before[key], 2) if before[key] is not None and after[key] is not None else None)
+            for key in before}
 
 
 # ---------------------------------------------------------------------------- targets
@@ -258,7 +290,7 @@ def role_seconds(tasks):
     return roles
 
 
-def run_playbook(label, playbook, inventory, args_extra, forks, pipelining=True):
+def run_playbook(label, playbook, inventory, args_extra, forks, pipelining=True, env_extra=None, cpu_targets=None):
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", inventory,
             "-f", str(forks)] + args_extra + [playbook]
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
@@ -266,7 +298,7 @@ def run_playbook(label, playbook, inventory, args_extra, forks, pipelining=True)
                ANSIBLE_HOME=os.path.join(ROOT, ".cache", "ansible-home"), NO_COLOR="1", ANSIBLE_NOCOLOR="1",
                ANSIBLE_CALLBACKS_ENABLED="ansible.posix.profile_tasks", PROFILE_TASKS_TASK_OUTPUT_LIMIT="all",
                # For SSH and docker exec alike (ansible.cfg sets it for SSH only); sudo can pipeline, su cannot.
-               ANSIBLE_PIPELINING=str(bool(pipelining)))
+               ANSIBLE_PIPELINING=str(bool(pipelining)), **(env_extra or {}))
     os.makedirs(LOGS, exist_ok=True)
     log_path = os.path.join(LOGS, label + ".log")
     before = load_snapshot()
@@ -274,10 +306,12 @@ def run_playbook(label, playbook, inventory, args_extra, forks, pipelining=True)
     with open(log_path, "w") as handle:
         handle.write("$ %s\n" % shlex.join(argv))
         handle.flush()
+        cpu_before = cpu_counters(cpu_targets)
         started = time.perf_counter()
         returncode = subprocess.run(argv, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT,
                                     check=False).returncode
         seconds = time.perf_counter() - started
+        cpu = cpu_used(cpu_before, cpu_counters(cpu_targets))
     with open(log_path) as handle:
         output = handle.read()
     hosts = parse_recap(output)
@@ -288,10 +322,12 @@ def run_playbook(label, playbook, inventory, args_extra, forks, pipelining=True)
     result = {"seconds": round(seconds, 2), "hosts": len(hosts),
               "changed": sum(h["changed"] for h in hosts.values()),
               "tasks_ok": sum(h["ok"] for h in hosts.values()),
+              "tasks_skipped": sum(h["skipped"] for h in hosts.values()),
               "slowest_tasks": tasks[:5], "role_seconds": role_seconds(tasks), "pipelining": bool(pipelining),
-              "load_before": before, "load_after": load_snapshot(),
+              "load_before": before, "load_after": load_snapshot(), "cpu_seconds": cpu,
+              "settings": sorted("%s=%s" % item for item in (env_extra or {}).items()),
               "command": "ansible-playbook " + shlex.join(argv[1:])}
-    log("%s: %.1f s, %d hosts, changed=%d" % (label, seconds, result["hosts"], result["changed"]))
+    log("%s: %.1f s, %d hosts, changed=%d, CPU s %s" % (label, seconds, result["hosts"], result["changed"], cpu))
     return result
 
 
@@ -299,19 +335,65 @@ def tag_args(tags, skip_tags):
     return (["--tags", tags] if tags else []) + (["--skip-tags", skip_tags] if skip_tags else [])
 
 
-def rerun_and_baseline(label, inventory, site_args, forks, repeat, limit=None, pipelining=True):
-    """Idempotent site.yml reruns and facts plays, interleaved so both see the same load."""
+def rerun_and_baseline(label, inventory, site_args, forks, repeat, limit=None, pipelining=True, env_extra=None,
+                       facts_env=None, cpu_targets=None):
+    """Idempotent site.yml reruns and facts plays, interleaved so both see the same load. env_extra: settings of the
+    reruns (and of the facts plays unless facts_env is given: the baseline stays the plain facts play)."""
     limit_args = ["--limit", ",".join(limit)] if limit else []
     reruns, facts = [], []
     for index in range(repeat):
         reruns.append(run_playbook("%s-rerun-%d" % (label, index + 1), "playbooks/site.yml", inventory,
-                                   limit_args + site_args, forks, pipelining))
+                                   limit_args + site_args, forks, pipelining, env_extra, cpu_targets))
         facts.append(run_playbook("%s-facts-%d" % (label, index + 1), "bench/facts.yml", inventory,
-                                  limit_args, forks, pipelining))
+                                  limit_args, forks, pipelining, env_extra if facts_env is None else facts_env,
+                                  cpu_targets))
     best_rerun = min(run["seconds"] for run in reruns)
     best_facts = min(run["seconds"] for run in facts)
     return {"reruns": reruns, "facts": facts, "rerun_seconds": best_rerun, "facts_seconds": best_facts,
-            "ratio": round(best_rerun / best_facts, 2), "changed": max(run["changed"] for run in reruns)}
+            "ratio": round(best_rerun / best_facts, 2), "changed": max(run["changed"] for run in reruns),
+            "settings": sorted("%s=%s" % item for item in (env_extra or {}).items())}
+
+
+def fact_cache_env(workdir, label):
+    """jsonfile fact cache with gathering=smart: a play skips fact gathering for hosts whose facts are cached."""
+    path = os.path.join(workdir, "fact-cache-" + label)
+    if os.path.isdir(path):
+        for name in os.listdir(path):
+            os.remove(os.path.join(path, name))
+    return {"ANSIBLE_GATHERING": "smart", "ANSIBLE_CACHE_PLUGIN": "ansible.builtin.jsonfile",
+            "ANSIBLE_CACHE_PLUGIN_CONNECTION": path, "ANSIBLE_CACHE_PLUGIN_TIMEOUT": "3600"}
+
+
+def mitogen_env(path):
+    """Mitogen's linear strategy from a directory holding the mitogen package (pip install --target DIR mitogen)."""
+    strategy = os.path.join(path, "ansible_mitogen", "plugins", "strategy")
+    if not os.path.isdir(strategy):
+        raise SystemExit("--mitogen %s: no ansible_mitogen/plugins/strategy there (pip install --target %s mitogen)"
+                         % (path, path))
+    return {"ANSIBLE_STRATEGY_PLUGINS": strategy, "ANSIBLE_STRATEGY": "mitogen_linear"}
+
+
+def settings_variants(args, workdir, label):
+    """The optional controller settings measured next to the default rerun: {key: (env of the reruns, env of the
+    facts plays)}. The fact cache is warmed by one facts play first (its time is not counted)."""
+    variants = {}
+    if args.fact_cache:
+        variants["fact_cache"] = (fact_cache_env(workdir, label), {})
+    if args.mitogen:
+        variants["mitogen"] = (mitogen_env(args.mitogen), mitogen_env(args.mitogen))
+    return variants
+
+
+def measure_variants(args, workdir, label, inventory, site_args, forks, limit=None, cpu_targets=None):
+    out = {}
+    for key, (rerun_env, facts_env) in settings_variants(args, workdir, label).items():
+        if key == "fact_cache":
+            limit_args = ["--limit", ",".join(limit)] if limit else []
+            run_playbook("%s-fact-cache-warm" % label, "bench/facts.yml", inventory, limit_args, forks, True, rerun_env)
+        out[key] = rerun_and_baseline("%s-%s" % (label, key.replace("_", "-")), inventory, site_args, forks,
+                                      args.repeat, limit=limit, env_extra=rerun_env, facts_env=facts_env,
+                                      cpu_targets=cpu_targets)
+    return out
 
 
 def bench_single(args, debs, workdir, connection, image, key):
@@ -323,10 +405,13 @@ def bench_single(args, debs, workdir, connection, image, key):
         inventory = write_inventory(os.path.join(workdir, "single-%s.yml" % connection), [name], debs,
                                     args.runtime_image_tar, args.runtime_image_tag, connection, key)
         first = run_playbook("single-%s-first" % connection, "playbooks/site.yml", inventory, site_args, args.forks)
-        result = rerun_and_baseline("single-" + connection, inventory, site_args, args.forks, args.repeat)
+        result = rerun_and_baseline("single-" + connection, inventory, site_args, args.forks, args.repeat,
+                                    cpu_targets=[name])
         if connection == "ssh" and not args.skip_no_pipelining:
             result["no_pipelining"] = rerun_and_baseline("single-ssh-no-pipelining", inventory, site_args, args.forks,
-                                                         args.repeat, pipelining=False)
+                                                         args.repeat, pipelining=False, cpu_targets=[name])
+        result["variants"] = measure_variants(args, workdir, "single-" + connection, inventory, site_args, args.forks,
+                                              cpu_targets=[name])
     finally:
         if not args.keep_targets:
             remove_targets([name])
@@ -349,13 +434,17 @@ def bench_fleet(args, debs, workdir, image, key):
         first = run_playbook("fleet-first-%d" % len(names), "playbooks/site.yml", inventory, site_args, forks)
         rows = []
         for size in sizes:
-            row = rerun_and_baseline("fleet-%d" % size, inventory, site_args, forks, args.repeat, limit=names[:size])
-            row.update(hosts=size, per_host_seconds=round(row["rerun_seconds"] / size, 2))
+            row = rerun_and_baseline("fleet-%d" % size, inventory, site_args, forks, args.repeat, limit=names[:size],
+                                     cpu_targets=names[:size])
+            row.update(hosts=size, per_host_seconds=round(row["rerun_seconds"] / size, 2),
+                       variants=measure_variants(args, workdir, "fleet-%d" % size, inventory, site_args, forks,
+                                                 limit=names[:size], cpu_targets=names[:size]))
             rows.append(row)
     finally:
         if not args.keep_targets:
             remove_targets(names)
-    return {"first": first, "tags": args.fleet_tags, "forks": forks, "rows": rows, "connection": connection}
+    return {"first": first, "tags": args.fleet_tags, "forks": forks, "rows": rows, "connection": connection,
+            "cpus": os.cpu_count()}
 
 
 # ---------------------------------------------------------------------------- report
@@ -392,10 +481,45 @@ def _part_load(section):
 
 
 def _measured(section):
-    return "Measured %s with `%s`." % (section["measured_at"], section["command"])
+    commit = " at commit %s" % section["commit"] if section.get("commit") else ""
+    return "Measured %s%s with `%s`." % (section["measured_at"], commit, section["command"])
+
+
+def git_commit():
+    """The checkout's commit, with +changes when the working tree differs from it (what a part measured)."""
+    head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          check=False).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True, check=False).stdout.strip()
+    return (head + ("+changes" if dirty else "")) if head else ""
 
 
 CONNECTION_LABELS = {"ssh": "SSH + sudo", "docker": "docker exec + sudo"}
+
+
+VARIANT_LABELS = {"fact_cache": "warm fact cache", "mitogen": "Mitogen"}
+
+
+def _cpu(run, key):
+    value = (run.get("cpu_seconds") or {}).get(key)
+    return "-" if value is None else "%.1f s" % value
+
+
+def _cpu_note(part):
+    """CPU seconds of the best rerun and facts play: controller (ansible-playbook and children) and the target."""
+    rerun, facts = _best(part["reruns"]), _best(part["facts"])
+    if not rerun.get("cpu_seconds"):
+        return ""
+    note = "CPU of the best rerun: controller %s, target %s (facts play: %s, %s)" % (
+        _cpu(rerun, "controller"), _cpu(rerun, "targets"), _cpu(facts, "controller"), _cpu(facts, "targets"))
+    tasks = rerun.get("tasks_ok", 0) + rerun.get("tasks_skipped", 0)
+    extra = (rerun["cpu_seconds"].get("controller") or 0) - ((facts.get("cpu_seconds") or {}).get("controller") or 0)
+    if "tasks_skipped" in rerun and tasks and extra > 0:
+        note += (": the controller's CPU beyond the facts play's, %.1f s for the %d tasks the rerun ran (%d ok, %d "
+                 "skipped), is %.2f s a task: ansible-core's own work per task and host (a worker process, the task's "
+                 "variables and templates, the result and the callbacks), which no change of the roles' modules "
+                 "removes, only fewer tasks" % (extra, tasks, rerun["tasks_ok"], rerun["tasks_skipped"], extra / tasks))
+    return note + "; "
 
 
 def _render_single(single):
@@ -430,11 +554,27 @@ def _render_single(single):
                 "| %s, pipelining off | bare fact-gathering play | %s | 0 | 1.0x |" % (
                     label, _seconds(off["facts_seconds"])),
             ]
+        for key, variant in (part.get("variants") or {}).items():
+            out += [
+                "| %s, %s | idempotent rerun | %s | %d | %.1fx |" % (
+                    label, VARIANT_LABELS[key], _seconds(variant["rerun_seconds"]), variant["changed"],
+                    variant["rerun_seconds"] / part["facts_seconds"]),
+            ]
+            if key != "fact_cache":
+                out.append("| %s, %s | bare fact-gathering play | %s | 0 | %.1fx |" % (
+                    label, VARIANT_LABELS[key], _seconds(variant["facts_seconds"]),
+                    variant["facts_seconds"] / part["facts_seconds"]))
         runs = [part["first"]] + part["reruns"] + part["facts"] + (off["reruns"] + off["facts"] if off else [])
-        notes.append("%s: all reruns %s (changed: %s); %s. %s" % (
+        runs += [run for variant in (part.get("variants") or {}).values() for run in variant["reruns"] + variant["facts"]]
+        notes.append("%s: all reruns %s (changed: %s); %s%s. %s" % (
             label, ", ".join(_seconds(run["seconds"]) for run in part["reruns"]),
-            ", ".join(str(run["changed"]) for run in part["reruns"]), _load_note(runs), _measured(part)))
-    out += [""] + [note + "\n" for note in notes]
+            ", ".join(str(run["changed"]) for run in part["reruns"]), _cpu_note(part), _load_note(runs),
+            _measured(part)))
+    out += ["", "Ratios in the last column are to the bare fact-gathering play of the first rows (default settings); "
+            "a Mitogen row's own facts play is shown next to it. The warm fact cache row: a facts play filled a "
+            "jsonfile cache first, then site.yml ran with `gathering = smart`, so its provisioning play gathered no "
+            "facts at all (it reads them from the cache); the plain rerun above it gathers them.", ""]
+    out += [note + "\n" for note in notes]
     roles = {}
     for connection, part in single.items():
         for role, seconds in (_best(part["reruns"]).get("role_seconds") or {}).items():
@@ -456,6 +596,30 @@ def _render_single(single):
     return out
 
 
+def _fleet_bound(fleet):
+    """What bounds the largest fleet's rerun on this machine: its CPU seconds against the cores, from the bench's own
+    cgroup readings (controller: ansible-playbook and its children; targets: the containers' cgroups)."""
+    first, last = _best(fleet["rows"][0]["reruns"]), _best(fleet["rows"][-1]["reruns"])
+    cpu_first, cpu_last = first.get("cpu_seconds") or {}, last.get("cpu_seconds") or {}
+    if None in (cpu_first.get("controller"), cpu_first.get("targets"), cpu_last.get("controller"), cpu_last.get("targets")):
+        return []
+    cpus = fleet.get("cpus") or 2
+    used_first = cpu_first["controller"] + cpu_first["targets"]
+    used_last = cpu_last["controller"] + cpu_last["targets"]
+    floor = used_last / cpus
+    hosts_first, hosts_last = fleet["rows"][0]["hosts"], fleet["rows"][-1]["hosts"]
+    return ["What bounds the %d-target rerun here: it used %.1f CPU seconds (controller %.1f s, targets %.1f s) against "
+            "%.1f s (%.1f s, %.1f s) for %d target%s. All of it runs on the same %d cores, so the %d-target rerun cannot "
+            "take less than %.1f s of wall time, %.2fx the %d-target rerun's %s, even if nothing waited on anything "
+            "else (the targets' CPU is sshd, sudo and each module's Python: %.2f s per target per rerun). On real "
+            "hosts the targets' share runs on their own CPUs and only the controller's %.1f s (%.2f s per target) "
+            "shares one machine." % (
+                hosts_last, used_last, cpu_last["controller"], cpu_last["targets"], used_first,
+                cpu_first["controller"], cpu_first["targets"], hosts_first, "" if hosts_first == 1 else "s", cpus,
+                hosts_last, floor, floor / first["seconds"], hosts_first, _seconds(first["seconds"]),
+                cpu_last["targets"] / hosts_last, cpu_last["controller"], cpu_last["controller"] / hosts_last), ""]
+
+
 def _render_fleet(fleet):
     base = fleet["rows"][0]["rerun_seconds"]
     out = [
@@ -469,16 +633,39 @@ def _render_fleet(fleet):
             fleet["tags"], fleet["forks"], fleet["first"]["hosts"], _seconds(fleet["first"]["seconds"]),
             fleet["first"]["changed"], len(fleet["rows"][0]["reruns"])),
         "",
-        "| targets | rerun wall time | vs. %d target%s | per target | changed | facts play | rerun / facts |" % (
+        "| targets | rerun wall time | vs. %d target%s | per target | changed | facts play | rerun / facts "
+        "| controller CPU | targets' CPU | machine CPU busy |" % (
             fleet["rows"][0]["hosts"], "" if fleet["rows"][0]["hosts"] == 1 else "s"),
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    cpus = fleet.get("cpus") or 2
     for row in fleet["rows"]:
-        out.append("| %d | %s | %.2fx | %s | %d | %s | %.1fx |" % (
+        best = _best(row["reruns"])
+        machine = (best.get("cpu_seconds") or {}).get("machine")
+        out.append("| %d | %s | %.2fx | %s | %d | %s | %.1fx | %s | %s | %s |" % (
             row["hosts"], _seconds(row["rerun_seconds"]), row["rerun_seconds"] / base,
-            _seconds(row["per_host_seconds"]), row["changed"], _seconds(row["facts_seconds"]), row["ratio"]))
+            _seconds(row["per_host_seconds"]), row["changed"], _seconds(row["facts_seconds"]), row["ratio"],
+            _cpu(best, "controller"), _cpu(best, "targets"),
+            "-" if machine is None else "%.0f%%" % (100.0 * machine / (cpus * best["seconds"]))))
+    variant_keys = [key for key in VARIANT_LABELS if all(key in (row.get("variants") or {}) for row in fleet["rows"])]
+    for key in variant_keys:
+        vbase = fleet["rows"][0]["variants"][key]["rerun_seconds"]
+        settings = "; ".join(fleet["rows"][0]["variants"][key]["settings"]).replace(ROOT + os.sep, "")
+        out += ["", "The same reruns with %s (%s):" % (VARIANT_LABELS[key], settings), "",
+                "| targets | rerun wall time | vs. %d target | changed | controller CPU | targets' CPU |" % (
+                    fleet["rows"][0]["hosts"]),
+                "|---:|---:|---:|---:|---:|---:|"]
+        for row in fleet["rows"]:
+            variant = row["variants"][key]
+            best = _best(variant["reruns"])
+            out.append("| %d | %s | %.2fx | %d | %s | %s |" % (
+                row["hosts"], _seconds(variant["rerun_seconds"]), variant["rerun_seconds"] / vbase, variant["changed"],
+                _cpu(best, "controller"), _cpu(best, "targets")))
     runs = [fleet["first"]] + [run for row in fleet["rows"] for run in row["reruns"] + row["facts"]]
+    runs += [run for row in fleet["rows"] for variant in (row.get("variants") or {}).values()
+             for run in variant["reruns"] + variant["facts"]]
     out += ["", "%s. %s" % (_load_note(runs), _measured(fleet)), ""]
+    out += _fleet_bound(fleet)
     largest = _best(fleet["rows"][-1]["reruns"])
     if _slowest(largest):
         out += ["Slowest tasks of the %d-target rerun (profile_tasks, wall time of the task across all targets): %s." % (
@@ -499,15 +686,40 @@ def _render_settings(single, fleet):
                        _seconds(ssh["rerun_seconds"]), _seconds(off["rerun_seconds"]),
                        off["rerun_seconds"] / ssh["rerun_seconds"], _seconds(ssh["facts_seconds"]),
                        _seconds(off["facts_seconds"])))
+    elif ssh:
+        out.append("- **Pipelining** (`[connection] pipelining = True` in ansible.cfg, or `ANSIBLE_PIPELINING=True`; it "
+                   "needs `become_method: sudo`, not `su`, and no `requiretty` in sudoers): every row above ran with it; "
+                   "this run did not measure it off (`--skip-no-pipelining`).")
     if fleet:
         out.append("- **Forks** at least the number of targets (`--forks` or `[defaults] forks`; ansible's default "
                    "is 5): the fleet part ran with %d forks; with fewer, targets wait in batches." % fleet["forks"])
-    out += [
-        "- **Fact caching** (`[defaults] fact_caching = jsonfile`, `gathering = smart`) and **Mitogen** (an optional "
-        "strategy plugin that keeps a Python interpreter on each target; mitogen 0.3.x supports ansible-core 2.19) "
-        "were not measured by this bench: the collection does not depend on either.",
-        "",
-    ]
+    variants = (ssh or {}).get("variants") or {}
+    cache = variants.get("fact_cache")
+    if cache:
+        out.append("- **Fact caching** (`[defaults] gathering = smart`, `fact_caching = jsonfile`, `fact_caching_connection "
+                   "= DIR`, `fact_caching_timeout`): with a warm cache the one-target SSH rerun took %s instead of %s "
+                   "(%.1fx the plain facts play instead of %.1fx): its provisioning play gathered no facts. The facts "
+                   "are then as old as the cache (`fact_caching_timeout`, or `--flush-cache`): a host whose release, "
+                   "architecture or virtualization changed needs a flush. The collection's ansible.cfg leaves it off "
+                   "(Molecule reuses instance names, whose cached facts would be another container's)." % (
+                       _seconds(cache["rerun_seconds"]), _seconds(ssh["rerun_seconds"]),
+                       cache["rerun_seconds"] / ssh["facts_seconds"], ssh["ratio"]))
+    else:
+        out.append("- **Fact caching** (`[defaults] fact_caching = jsonfile`, `gathering = smart`): not measured by this run.")
+    mitogen = variants.get("mitogen")
+    if mitogen:
+        out.append("- **Mitogen** (optional, never a dependency: `pip install mitogen`, then `strategy_plugins = "
+                   "DIR/ansible_mitogen/plugins/strategy` and `strategy = mitogen_linear`; it keeps one Python "
+                   "interpreter per target and sends modules over it): the one-target SSH rerun took %s (%.1fx its "
+                   "own facts play of %s, %.1fx the plain facts play), against %s without it. Caveats: it replaces "
+                   "ansible's connection and become layers (so `pipelining` does not apply), follows ansible-core "
+                   "releases with a delay, and a failure inside it is reported as Mitogen's, not the module's." % (
+                       _seconds(mitogen["rerun_seconds"]), mitogen["ratio"], _seconds(mitogen["facts_seconds"]),
+                       mitogen["rerun_seconds"] / ssh["facts_seconds"], _seconds(ssh["rerun_seconds"])))
+    else:
+        out.append("- **Mitogen** (an optional strategy plugin that keeps a Python interpreter on each target): not "
+                   "measured by this run; the collection does not depend on it.")
+    out.append("")
     return out
 
 
@@ -629,8 +841,14 @@ def render_markdown(results):
         "must be 0. docker_engine reads its whole state in one module run and runs the template, dockerd's "
         "validation and the engine waits only when something differs.",
         "- **per target**: with forks ≥ targets the hosts run in parallel, so the per-target time should fall as "
-        "the fleet grows until the controller's CPU (here 2 cores shared with the targets themselves) is saturated; "
-        "on real hosts the targets' work runs on their own CPUs and only the controller's share grows.",
+        "the fleet grows until the CPU is saturated: here the controller and every target share 2 cores, so the "
+        "fleet rerun's wall time cannot fall below its CPU seconds (controller + targets, from the cgroups) over 2; "
+        "on real hosts the targets' work runs on their own CPUs and only the controller's share grows. "
+        "**machine CPU busy** is the whole machine's CPU time (root cgroup, other checkouts' work included) over "
+        "2 cores × the wall time.",
+        "- **site.yml's facts**: its provisioning play gathers the `min` and `virtual` subsets only (what the roles "
+        "read); the facts play, the baseline, gathers ansible's default (all "
+        "subsets), as a bare play does.",
         "- **first run**: dominated by installing the .deb files and loading the runtime image into the target's "
         "engine; it depends on disk and network far more than on the collection.",
         "- **harbor_job_info time**: with `details: false` a finished job is summarized from Harbor's job-level "
@@ -665,6 +883,11 @@ def parse_args(argv=None):
     parser.add_argument("--fleet-connection", default="ssh", choices=CONNECTIONS, help="connection of the fleet part")
     parser.add_argument("--skip-no-pipelining", action="store_true",
                         help="skip the single-target SSH rerun and facts play with pipelining off")
+    parser.add_argument("--fact-cache", action="store_true",
+                        help="also measure the reruns with a warm jsonfile fact cache (gathering=smart)")
+    parser.add_argument("--mitogen", default="",
+                        help="also measure the reruns and facts plays with Mitogen's linear strategy from this directory "
+                             "(pip install --target DIR mitogen); optional, never a dependency")
     parser.add_argument("--tags", default="", help="site.yml --tags for the single-target part (default: none)")
     parser.add_argument("--skip-tags", default="runtime_container,baked_images",
                         help="site.yml --skip-tags for the single-target part (default: runtime_container,baked_images)")
@@ -744,6 +967,7 @@ def main(argv=None):
 
     signal.signal(signal.SIGTERM, _raise_interrupt)  # removes the targets like Ctrl-C does
     command = "python bench/run.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    commit = git_commit()  # at the start: the code every part below measures
     results = dict(previous, machine=machine_info())
     workdir = os.path.join(ROOT, ".cache", "bench")
     needs_targets = not (args.skip_single and args.skip_fleet)
@@ -792,11 +1016,12 @@ def main(argv=None):
         single = {}
         for connection in args.connections:
             single[connection] = dict(bench_single(args, debs, workdir, connection, image, key), measured_at=now(),
-                                      command=command)
+                                      command=command, commit=commit)
             results["single"] = single
             save()
     if not args.skip_fleet:
-        results["fleet"] = dict(bench_fleet(args, debs, workdir, image, key), measured_at=now(), command=command)
+        results["fleet"] = dict(bench_fleet(args, debs, workdir, image, key), measured_at=now(), command=command,
+                                commit=commit)
         save()
 
     print(render_markdown(results))
