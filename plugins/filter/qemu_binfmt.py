@@ -1,0 +1,92 @@
+# -*- coding: utf-8 -*-
+# Copyright: aisbench maintainers
+# Apache License 2.0
+"""The qemu_binfmt role's input check: every problem of its variables and the host's facts, as one message."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible.module_utils.parsing.convert_bool import boolean
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import arch as arch_utils
+from ansible_collections.aisbench.agent_runtime.plugins.filter.arch import binfmt_arches
+
+FLAGS = re.compile(r"[POCF]*\Z")
+
+
+def _is_list(value):
+    return isinstance(value, (list, tuple))
+
+
+def _mode(value):
+    if value is True:
+        return "yes"
+    if value is False:
+        return "no"
+    return str(value).lower()
+
+
+def _scalars_ok(config, mode):
+    flags = config.get("flags")
+    interpreter = config.get("interpreter")
+    arches = config.get("arches")
+    return (config.get("state") in ("present", "absent")
+            and mode in ("auto", "yes", "no")
+            and isinstance(flags, str) and FLAGS.match(flags) is not None and "F" in flags
+            and isinstance(interpreter, str) and interpreter.startswith("/")
+            and (arches in ("common", "auto") or (_is_list(arches) and len(arches) > 0))
+            and _is_list(config.get("image_platforms"))
+            and config.get("container") in ("auto", True, False))
+
+
+def qemu_binfmt_input_problem(config, facts):
+    """'' when the role may go on, else the message of every check that fails (validation before any write).
+
+    config: the role's variables without their qemu_binfmt_ prefix (state, mode, flags, interpreter, arches,
+    image_platforms, runtime_platform, container, strict). facts: ansible_facts (architecture, os_family,
+    distribution). Names are checked only when the variables are sane, and the strict check resolves the
+    list only when every name is known.
+    """
+    mode = _mode(config.get("mode"))
+    arch = facts.get("architecture")
+    scalars_ok = _scalars_ok(config, mode)
+    arches = config.get("arches")
+    listed = [] if isinstance(arches, str) else list(arches or [])
+    unknown = arch_utils.unknown_names([arch, config.get("runtime_platform")] + list(config.get("image_platforms") or [])
+                                       + listed) if scalars_ok else []
+    host = arch_utils.qemu_arch(arch) if scalars_ok and not unknown else ""
+    native = []
+    if (host and config.get("state") == "present" and boolean(config.get("strict"), strict=False)
+            and not isinstance(arches, str)
+            and (mode == "yes" or (mode == "auto" and host != arch_utils.qemu_arch(config.get("runtime_platform"))))):
+        native = binfmt_arches(arches, host, config.get("image_platforms"))["native"]
+    problems = []
+    if not scalars_ok:
+        problems.append(
+            "Bad qemu_binfmt input: qemu_binfmt_state=%s (present|absent), qemu_binfmt_mode=%s (auto|yes|no), "
+            "qemu_binfmt_flags=%s (letters of POCF and must contain F so emulation works inside containers), "
+            "qemu_binfmt_interpreter=%s (absolute path, {arch} is replaced), qemu_binfmt_arches=%s (common, auto or a "
+            "non-empty list), qemu_binfmt_image_platforms=%s (a list), qemu_binfmt_container=%s (auto|true|false)."
+            % (config.get("state"), config.get("mode"), config.get("flags"), config.get("interpreter"), arches,
+               config.get("image_platforms"), config.get("container")))
+    if unknown:
+        problems.append(
+            "Unknown architecture(s) %s in qemu_binfmt_arches, qemu_binfmt_image_platforms, qemu_binfmt_runtime_platform "
+            "or the host's architecture (%s). Use uname -m names (x86_64, aarch64, armv7l), Docker platforms "
+            "(linux/amd64, linux/arm64, linux/arm/v7) or Debian architectures (amd64, arm64, armhf)."
+            % (", ".join(str(name) for name in unknown), arch))
+    if config.get("state") == "present" and facts.get("os_family") != "Debian":
+        problems.append("qemu_binfmt supports Debian 12/13 and Ubuntu 22.04/24.04, not %s." % facts.get("distribution"))
+    if native:
+        problems.append(
+            "qemu_binfmt_arches asks for %s, which this %s host runs natively: a handler for it would route the host's "
+            "own executables through an emulator. Remove it from qemu_binfmt_arches (or set qemu_binfmt_strict: false "
+            "to skip it with a warning)." % (", ".join(native), host))
+    return " ".join(problems)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"qemu_binfmt_input_problem": qemu_binfmt_input_problem}
