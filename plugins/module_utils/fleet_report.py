@@ -32,6 +32,7 @@ import math
 import os
 import re
 
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_symlink, atomic_write
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.fleet_shard import MISSING_EXCEPTION, PLAN_FILE
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import read_regular_file
 
@@ -1463,15 +1464,7 @@ def files_to_write(paths, contents):
 
 
 def write_file(path, content, mode=0o644):
-    tmp = "%s.tmp.%d" % (path, os.getpid())
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(content)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    finally:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
+    atomic_write(path, content, mode)
 
 
 def latest_night(report_dir, extra=None):
@@ -1499,8 +1492,4 @@ def latest_needs_update(report_dir, night):
 
 
 def point_latest(path, target):
-    tmp = "%s.tmp.%d" % (path, os.getpid())
-    if os.path.lexists(tmp):
-        os.unlink(tmp)
-    os.symlink(target, tmp)
-    os.replace(tmp, path)
+    atomic_symlink(target, path)

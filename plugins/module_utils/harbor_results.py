@@ -44,6 +44,8 @@ import stat
 import time
 from datetime import datetime
 
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
+
 KEYWORD_ALL = "all"
 KEYWORD_LATEST = "latest"
 REWARD_KEY = "reward"
@@ -1129,9 +1131,5 @@ def write_reports_if_changed(result, output_dir, formats=REPORT_FORMATS, timesta
         return paths, True
     rendered = _render_reports(result, formats, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     for fmt, path in paths.items():
-        tmp = "%s.tmp.%d" % (path, os.getpid())
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            handle.write(rendered[fmt])
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        atomic_write(path, rendered[fmt], mode)
     return paths, True

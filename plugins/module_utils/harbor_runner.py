@@ -27,6 +27,7 @@ import stat
 import subprocess
 import time
 
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.agent_toolchains import (
     LABEL_AGENT,
     parse_toolchain_volumes,
@@ -583,10 +584,5 @@ def write_file(path, text, mode):
                 return False
     except (OSError, UnicodeDecodeError):
         pass
-    tmp = "%s.tmp.%d" % (path, os.getpid())
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
+    atomic_write(path, text, mode)
     return True
