@@ -106,13 +106,10 @@ requirements:
   - Linux with binfmt_misc; mount(8) when O(mount) has to mount it.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - aisbench.agent_runtime.attributes
 attributes:
-  check_mode:
-    support: full
   diff_mode:
     support: full
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""

@@ -40,14 +40,10 @@ options:
     type: path
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - aisbench.agent_runtime.attributes
 attributes:
   check_mode:
-    support: full
     details: Reports the files it would send; nothing is transferred.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""

@@ -199,13 +199,7 @@ seealso:
 author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
+  - aisbench.agent_runtime.attributes
 """
 
 EXAMPLES = r"""

@@ -60,13 +60,7 @@ notes:
 author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
+  - aisbench.agent_runtime.attributes
 """
 
 EXAMPLES = r"""
