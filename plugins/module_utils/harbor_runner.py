@@ -27,18 +27,17 @@ import stat
 import subprocess
 import time
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.agent_toolchains import (
     LABEL_AGENT,
     parse_toolchain_volumes,
 )
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import CANCELLED_ERROR, DEFAULT_AGENT
 
 # One safe path component: no separators, no "..", no spaces, no leading "-" or ".".
 JOB_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*\Z")
 JOB_NAME_MAX = 128
-CANCELLED_ERROR = "CancelledError"
 STATE_DIR_NAME = ".harbor_job"
-DEFAULT_AGENT = "oracle"
 
 # Runs where Harbor runs: records the shell's pid (the exec keeps it for Harbor) so the
 # module can find and signal the job later, and sends Harbor's output to a log file so the
