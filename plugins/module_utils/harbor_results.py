@@ -96,6 +96,19 @@ def path_problem(path):
         return "cannot be read: %s" % (exc.strerror or exc)
 
 
+def _read_json_object(directory, filename, errors):
+    """The JSON object in directory/filename, or None with the reason appended to errors."""
+    try:
+        data = _read_json(os.path.join(directory, filename))
+    except JobReadError as exc:
+        errors.append(str(exc))
+        return None
+    if not isinstance(data, dict):
+        errors.append("%s is not an object" % filename)
+        return None
+    return data
+
+
 def _read_json(path):
     """Return the parsed JSON document at path; JobReadError on any problem."""
     try:
@@ -624,22 +637,8 @@ def summarize_job(job_path, name=None, details=False, reward_key=None, trials=Fa
         return summary
 
     errors = []
-    job_result = None
-    try:
-        job_result = _read_json(os.path.join(job_path, "result.json"))
-        if not isinstance(job_result, dict):
-            raise JobReadError("result.json is not an object")
-    except JobReadError as exc:
-        errors.append(str(exc))
-        job_result = None
-
-    config = None
-    try:
-        config = _read_json(os.path.join(job_path, "config.json"))
-        if not isinstance(config, dict):
-            raise JobReadError("config.json is not an object")
-    except JobReadError as exc:
-        errors.append(str(exc))
+    job_result = _read_json_object(job_path, "result.json", errors)
+    config = _read_json_object(job_path, "config.json", errors)
 
     stats = _as_dict(job_result.get("stats")) if job_result else {}
     finished = bool(job_result and job_result.get("finished_at"))
