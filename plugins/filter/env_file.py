@@ -47,7 +47,7 @@ _value:
 """
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.env_file import EnvFileError, checked_env_file
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.env_file import EnvFileError, bad_env_keys, checked_env_file
 
 
 def env_file(env, style="dotenv", header=None):
@@ -57,6 +57,12 @@ def env_file(env, style="dotenv", header=None):
         raise AnsibleFilterError("env_file: %s" % exc)
 
 
+def env_file_bad_keys(env, style="dotenv"):
+    if env is not None and not isinstance(env, dict):
+        raise AnsibleFilterError("env_file_bad_keys: needs a mapping of names to values, got %s" % type(env).__name__)
+    return bad_env_keys(env, style)
+
+
 class FilterModule(object):
     def filters(self):
-        return {"env_file": env_file}
+        return {"env_file": env_file, "env_file_bad_keys": env_file_bad_keys}

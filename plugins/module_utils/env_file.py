@@ -28,20 +28,39 @@ def _text(value):
     return "" if value is None else str(value)
 
 
+def _problem_kind(key, value, style):
+    """None, or why one entry cannot be written: 'name', 'line break' or 'expansion'."""
+    if not ENV_KEY_PATTERN.match(str(key)):
+        return "name"
+    text = _text(value)
+    if "\n" in text or "\r" in text or "\0" in text:
+        return "line break"
+    if style == "dotenv" and "${" in text:
+        # Harbor's --env-file loader (python-dotenv) expands ${...} even in quotes.
+        return "expansion"
+    return None
+
+
 def env_problems(env, style):
     """Reasons the env mapping cannot be written safely as an env file of the given style."""
+    messages = {
+        "name": "env key %r is not a valid variable name",
+        "line break": "env value of %s contains a line break or NUL",
+        "expansion": "env value of %s contains '${', which Harbor's env-file loader would expand",
+    }
     problems = []
     for key, value in sorted((env or {}).items()):
-        if not ENV_KEY_PATTERN.match(str(key)):
-            problems.append("env key %r is not a valid variable name" % (key,))
-            continue
-        text = _text(value)
-        if "\n" in text or "\r" in text or "\0" in text:
-            problems.append("env value of %s contains a line break or NUL" % key)
-        elif style == "dotenv" and "${" in text:
-            # Harbor's --env-file loader (python-dotenv) expands ${...} even in quotes.
-            problems.append("env value of %s contains '${', which Harbor's env-file loader would expand" % key)
+        kind = _problem_kind(key, value, style)
+        if kind:
+            problems.append(messages[kind] % ((key,) if kind == "name" else key))
     return problems
+
+
+def bad_env_keys(env, style):
+    """The keys env_problems refuses, as {'bad_names': [...], 'bad_values': [...]} (sorted; never a value)."""
+    kinds = dict((str(key), _problem_kind(key, value, style)) for key, value in (env or {}).items())
+    return {"bad_names": sorted(key for key, kind in kinds.items() if kind == "name"),
+            "bad_values": sorted(key for key, kind in kinds.items() if kind in ("line break", "expansion"))}
 
 
 def render_env_file(env, style, header=None):

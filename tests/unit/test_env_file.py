@@ -7,7 +7,7 @@ import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.aisbench.agent_runtime.plugins.filter.env_file import FilterModule, env_file
+from ansible_collections.aisbench.agent_runtime.plugins.filter.env_file import FilterModule, env_file, env_file_bad_keys
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.env_file import (
     EnvFileError,
     checked_env_file,
@@ -70,11 +70,20 @@ def test_filter_refuses_what_cannot_be_written(value, problem):
 
 
 def test_filter_quotes_dollar_and_backslash_for_dotenv_and_keeps_docker_literal():
-    assert FilterModule().filters() == {"env_file": env_file}
+    assert FilterModule().filters() == {"env_file": env_file, "env_file_bad_keys": env_file_bad_keys}
     assert env_file({"K": "$HOME 'q' \"d\" \\"}) == "K='$HOME \\'q\\' \"d\" \\\\'\n"
     assert env_file({"K": "${X} 'q'"}, "docker") == "K=${X} 'q'\n"
     with pytest.raises(AnsibleFilterError, match="env key 'A-B' is not a valid variable name"):
         env_file({"A-B": "x"}, "docker")
+
+
+def test_bad_keys_name_what_the_rule_refuses_and_never_a_value():
+    env = {"OK": "x", "BAD KEY": "y", "K": "a${B}", "A": "l1\nl2", "2X": "z\n", "D": "$HOME"}
+    assert env_file_bad_keys(env) == {"bad_names": ["2X", "BAD KEY"], "bad_values": ["A", "K"]}
+    assert env_file_bad_keys(env, "docker") == {"bad_names": ["2X", "BAD KEY"], "bad_values": ["A"]}
+    assert env_file_bad_keys({}) == env_file_bad_keys(None) == {"bad_names": [], "bad_values": []}
+    with pytest.raises(AnsibleFilterError, match="needs a mapping of names to values, got str"):
+        env_file_bad_keys("K=v")
 
 
 def test_dotenv_round_trips_through_harbors_loader(tmp_path):
@@ -105,3 +114,46 @@ def test_api_key_env_bytes_are_the_old_templates():
         "A_KEY='it\\'s \\\\ #'\n"
         "Z_KEY='z'\n")
     assert env_file({}, "dotenv", header=header).count("\n") == 2
+
+
+VALIDATE_PLAY = """
+- hosts: localhost
+  connection: local
+  gather_facts: false
+  vars:
+    ansible_python_interpreter: "{python}"
+    runtime_container_api_keys: {keys}
+  tasks:
+    - name: The role's input check only
+      ansible.builtin.include_role:
+        name: aisbench.agent_runtime.runtime_container
+        tasks_from: validate.yml
+"""
+
+
+@pytest.mark.parametrize("keys, message", [
+    ({"OK_KEY": "fine", "BAD KEY": "x", "NL_KEY": "sk-onerule-secret\nEVIL=1", "EXP_KEY": "sk-onerule-secret${HOME}"},
+     "runtime_container_api_keys: not variable names: BAD KEY; runtime_container_api_keys: values of EXP_KEY, NL_KEY "
+     "contain a line break, a NUL or '${' (Harbor's env-file loader would expand it)"),
+    ({"OK_KEY": "it's \\\\ fine $HOME"}, None),
+])
+def test_runtime_container_refuses_what_the_env_file_rule_refuses_naming_keys_only(tmp_path, keys, message):
+    """The role's input check asks the same rule (env_file_bad_keys) before anything changes: a real run."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    playbook = tmp_path / "validate.yml"
+    playbook.write_text(VALIDATE_PLAY.format(python=sys.executable, keys=json.dumps(keys)))
+    env = dict(os.environ, ANSIBLE_CONFIG=str(root / "ansible.cfg"), ANSIBLE_COLLECTIONS_PATH=str(root / ".cache" / "collections"),
+               ANSIBLE_HOME=str(tmp_path / "ansible-home"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
+    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), str(playbook)],
+                          capture_output=True, text=True, env=env, timeout=300, check=False)
+    output = proc.stdout + proc.stderr
+    assert "sk-onerule-secret" not in output
+    if message is None:
+        assert proc.returncode == 0, output[-3000:]
+    else:
+        assert proc.returncode == 2 and message in output, output[-3000:]
