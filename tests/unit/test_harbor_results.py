@@ -12,18 +12,10 @@ import json
 import os
 import re
 import shutil
-import sys
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COLLECTIONS = os.path.join(ROOT, ".cache", "collections")
-if not os.path.exists(os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime")):
-    os.makedirs(os.path.join(COLLECTIONS, "ansible_collections", "aisbench"), exist_ok=True)
-    os.symlink(ROOT, os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime"))
-if COLLECTIONS not in sys.path:
-    sys.path.insert(0, COLLECTIONS)
-
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_results as hr  # noqa: E402
 
 FIXTURE_JOBS = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs")

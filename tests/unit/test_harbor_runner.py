@@ -4,19 +4,11 @@ import json
 import os
 import stat
 import subprocess
-import sys
 import time
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COLLECTIONS = os.path.join(ROOT, ".cache", "collections")
-if not os.path.exists(os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime")):
-    os.makedirs(os.path.join(COLLECTIONS, "ansible_collections", "aisbench"), exist_ok=True)
-    os.symlink(ROOT, os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime"))
-if COLLECTIONS not in sys.path:
-    sys.path.insert(0, COLLECTIONS)
-
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_runner as hrun  # noqa: E402
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "harbor")
