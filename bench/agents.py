@@ -12,6 +12,8 @@ import statistics
 import subprocess
 import time
 
+from docker_cli import docker
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PHASES = ("environment_setup", "agent_setup", "agent_execution", "verifier")
 CONTAINERS = ("aisbench-bench-model-endpoint", "aisbench-bench-agents-runtime")
@@ -80,7 +82,7 @@ def run_benchmark(workdir, attempts, log):
     try:
         proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     finally:
-        subprocess.run(["docker", "rm", "-f"] + list(CONTAINERS), capture_output=True, check=False)
+        docker("rm", "-f", *CONTAINERS, check=False)
     if proc.returncode != 0:
         raise SystemExit("bench/agents.yml failed:\n%s" % proc.stdout[-4000:])
     jobs = os.path.join(workdir, "root", "jobs")

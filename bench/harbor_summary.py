@@ -34,7 +34,7 @@ import tracemalloc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs")
-sys.path.insert(0, os.path.join(ROOT, "plugins", "module_utils"))
+sys.path.insert(0, os.path.join(ROOT, ".cache", "collections"))  # make collection: this checkout as the collection
 
 AGENTS = [("oracle", None), ("openhands", "openai/gpt-4o-mini")]
 DATASETS = ["swebench-verified", "terminal-bench"]
@@ -213,7 +213,7 @@ def naive_summary(job_dir):
 def measure(impl, job_dir, memory):
     if impl in ("module_utils", "details"):
         # Imported before the clock starts, as in a module run.
-        import harbor_results  # pylint: disable=import-outside-toplevel
+        from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_results  # pylint: disable=import-outside-toplevel
 
         details = impl == "details"
 
@@ -234,7 +234,7 @@ def measure(impl, job_dir, memory):
 
 def check_same_numbers(job_dir):
     """Every implementation (and every trial's result.json) must count the same trials, passes and errors."""
-    import harbor_results  # pylint: disable=import-outside-toplevel
+    from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_results  # pylint: disable=import-outside-toplevel
 
     counted = {}
     for details in (False, True):

@@ -47,6 +47,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import agents as agents_bench  # noqa: E402  pylint: disable=wrong-import-position
+from docker_cli import docker  # noqa: E402  pylint: disable=wrong-import-position
 import harbor_summary  # noqa: E402  pylint: disable=wrong-import-position
 import task_sync_bench  # noqa: E402  pylint: disable=wrong-import-position
 import shard as shard_bench  # noqa: E402  pylint: disable=wrong-import-position
@@ -70,10 +71,6 @@ def log(message):
 
 def now():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def docker(*args, check=True):
-    return subprocess.run(["docker"] + list(args), check=check, capture_output=True, text=True)
 
 
 # ---------------------------------------------------------------------------- machine and load

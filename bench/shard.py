@@ -20,6 +20,8 @@ import subprocess
 import sys
 import time
 
+from docker_cli import docker
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plugins", "module_utils"))
 from runtime_contract import build_contract  # noqa: E402  pylint: disable=wrong-import-position
@@ -28,10 +30,6 @@ RECORDED_ROOT = "/tmp/harbor-modules-fixtures"
 IMAGE = "aisbench/agent-runtime:0.25.0"
 PREFIX = "aisbench-bench-shard-"
 TASK_BASE = re.compile(r"^FROM harbor-modules/task-base:bookworm$", re.M)
-
-
-def _docker(*args, check=True):
-    return subprocess.run(["docker"] + list(args), check=check, capture_output=True, text=True)
 
 
 def prepare_tasks(workdir):
@@ -61,11 +59,11 @@ def prepare_target(workdir, index, attempts, tasks):
     matrix = re.sub(r"^n_attempts: \d+$", "n_attempts: %d" % attempts, matrix, flags=re.M)
     with open(os.path.join(root, "config", "matrix.yaml"), "w") as handle:
         handle.write(matrix)
-    _docker("rm", "-f", name, check=False)
+    docker("rm", "-f", name, check=False)
     # The bench's own throw-away container; the runtime_container role would take minutes per target here.
-    _docker("run", "-d", "--name", name, "-e", "LITELLM_LOCAL_MODEL_COST_MAP=True",
-            "-v", "/var/run/docker.sock:/var/run/docker.sock", "-v", "%s:%s" % (root, root),
-            "-v", "%s:%s:ro" % (tasks, tasks), "-w", root, IMAGE, "sleep", "infinity")
+    docker("run", "-d", "--name", name, "-e", "LITELLM_LOCAL_MODEL_COST_MAP=True",
+           "-v", "/var/run/docker.sock:/var/run/docker.sock", "-v", "%s:%s" % (root, root),
+           "-v", "%s:%s:ro" % (tasks, tasks), "-w", root, IMAGE, "sleep", "infinity")
     return name, root
 
 
@@ -131,7 +129,7 @@ def run_benchmark(workdir, sizes, attempts, log):
         run_night(workdir, 1, targets, log)
         rows = [run_night(workdir, size, targets, log) for size in sorted(sizes)]
     finally:
-        _docker("rm", "-f", *[name for name, _root in targets], check=False)
+        docker("rm", "-f", *[name for name, _root in targets], check=False)
     merged = set(json.dumps(row["rows"], sort_keys=True) for row in rows)
     return {"attempts": attempts, "rows": rows, "merged_equal": len(merged) == 1}
 

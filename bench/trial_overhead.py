@@ -32,6 +32,7 @@ import time
 import jinja2
 
 import agents
+from docker_cli import docker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, ".cache", "collections"))
@@ -96,10 +97,6 @@ print(json.dumps(rows))
 """
 PROBES = ("docker_version", "docker_exec", "compose_exec", "compose_build", "compose_down_idle", "compose_up_wait",
           "compose_down", "compose_down_init")
-
-
-def _docker(*args, check=True, **kwargs):
-    return subprocess.run(["docker"] + list(args), check=check, capture_output=True, text=True, **kwargs)
 
 
 # ---------------------------------------------------------------------------- pure parts (tests/unit)
@@ -256,12 +253,12 @@ def prepare_tasks(tasks_dir):
 def build_images(total_mb, layers, log):
     """The sample L1 base, then the big image on it: seconds of the big one's build and its size."""
     # docker build from stdin: no context, nothing pulled (the bases are local).
-    _docker("build", "--pull=false", "-t", SAMPLE_IMAGE, "-", input=sample_base_dockerfile())
+    docker("build", "--pull=false", "-t", SAMPLE_IMAGE, "-", input=sample_base_dockerfile())
     log("trial-overhead: building %s (%d MiB in %d layers)" % (BIG_IMAGE, total_mb, layers))
     started = time.perf_counter()
-    _docker("build", "--pull=false", "-t", BIG_IMAGE, "-", input=big_image_dockerfile(total_mb, layers))
+    docker("build", "--pull=false", "-t", BIG_IMAGE, "-", input=big_image_dockerfile(total_mb, layers))
     seconds = time.perf_counter() - started
-    size = int(_docker("image", "inspect", "--format", "{{.Size}}", BIG_IMAGE).stdout.strip())
+    size = int(docker("image", "inspect", "--format", "{{.Size}}", BIG_IMAGE).stdout.strip())
     return round(seconds, 1), "%.2f GB" % (size / 1e9)
 
 
@@ -271,24 +268,24 @@ def start_engine(driver, root, tasks_dir, timeout=300):
     Its own network namespace (not the role's default host network): two inner engines, and the Molecule
     scenarios' ones, would otherwise share the host's bridges and iptables chains."""
     name = _container(driver)
-    _docker("rm", "-f", "-v", name, check=False)
-    _docker("volume", "rm", "-f", _volume(driver), check=False)
+    docker("rm", "-f", "-v", name, check=False)
+    docker("volume", "rm", "-f", _volume(driver), check=False)
     os.makedirs(os.path.join(root, "jobs"), exist_ok=True)
     started = time.perf_counter()
-    _docker("run", "-d", "--name", name, "--privileged",
-            "-e", "AIS_BENCH_AGENT_INNER_DOCKER=1", "-e", "AIS_BENCH_AGENT_STORAGE_DRIVER=" + driver,
-            "-e", "AIS_BENCH_ROOT=" + INSIDE, "-e", "LITELLM_LOCAL_MODEL_COST_MAP=True",
-            "-v", "%s:/var/lib/docker" % _volume(driver),
-            "-v", "%s:%s/jobs" % (os.path.join(root, "jobs"), INSIDE), "-v", "%s:%s/tasks:ro" % (tasks_dir, INSIDE),
-            IMAGE, "sleep", "infinity")
+    docker("run", "-d", "--name", name, "--privileged",
+           "-e", "AIS_BENCH_AGENT_INNER_DOCKER=1", "-e", "AIS_BENCH_AGENT_STORAGE_DRIVER=" + driver,
+           "-e", "AIS_BENCH_ROOT=" + INSIDE, "-e", "LITELLM_LOCAL_MODEL_COST_MAP=True",
+           "-v", "%s:/var/lib/docker" % _volume(driver),
+           "-v", "%s:%s/jobs" % (os.path.join(root, "jobs"), INSIDE), "-v", "%s:%s/tasks:ro" % (tasks_dir, INSIDE),
+           IMAGE, "sleep", "infinity")
     deadline = time.monotonic() + timeout
-    while _docker("exec", name, "docker", "info", check=False).returncode != 0:
+    while docker("exec", name, "docker", "info", check=False).returncode != 0:
         if time.monotonic() > deadline:
             raise SystemExit("trial-overhead: the %s inner engine did not start:\n%s" % (
-                driver, _docker("logs", "--tail", "30", name, check=False).stderr))
+                driver, docker("logs", "--tail", "30", name, check=False).stderr))
         time.sleep(0.5)
     seconds = time.perf_counter() - started
-    chosen = _docker("exec", name, "docker", "info", "--format", "{{.Driver}}").stdout.strip()
+    chosen = docker("exec", name, "docker", "info", "--format", "{{.Driver}}").stdout.strip()
     if chosen != driver:
         raise SystemExit("trial-overhead: the inner engine of %s runs %s, not %s" % (name, chosen, driver))
     return round(seconds, 1)
@@ -305,12 +302,12 @@ def load_image(driver, image, tag=None):
     if save.wait() != 0 or load.returncode != 0:
         raise SystemExit("trial-overhead: loading %s into %s failed: %s" % (image, name, load.stderr))
     if tag:
-        _docker("exec", name, "docker", "tag", image, tag)
+        docker("exec", name, "docker", "tag", image, tag)
     return round(time.perf_counter() - started, 1)
 
 
 def data_root_size(driver):
-    out = _docker("exec", _container(driver), "du", "-sh", "/var/lib/docker", check=False).stdout.split()
+    out = docker("exec", _container(driver), "du", "-sh", "/var/lib/docker", check=False).stdout.split()
     return (out[0] + "B") if out else "?"
 
 
@@ -324,7 +321,7 @@ def run_job(driver, root, job_name, log, timeout=1800):
     argv = start_command(HARBOR, "job", "%s/jobs/%s.json" % (INSIDE, job_name), job_name, INSIDE + "/jobs")
     log("trial-overhead: %s: %s" % (driver, " ".join(argv)))
     started = time.perf_counter()
-    proc = _docker("exec", "-w", INSIDE, _container(driver), *argv, check=False, timeout=timeout)
+    proc = docker("exec", "-w", INSIDE, _container(driver), *argv, check=False, timeout=timeout)
     wall = round(time.perf_counter() - started, 1)
     trials = [dict(overhead_times(result), driver=driver, job=job_name)
               for result in agents.trial_results(os.path.join(root, "jobs", job_name))]
@@ -337,16 +334,16 @@ def run_job(driver, root, job_name, log, timeout=1800):
 
 
 def run_probes(driver, image, repeat):
-    out = _docker("exec", _container(driver), "python3", "-c", PROBE_SCRIPT, image, str(repeat), timeout=900).stdout
+    out = docker("exec", _container(driver), "python3", "-c", PROBE_SCRIPT, image, str(repeat), timeout=900).stdout
     return summarize_probes(json.loads(out))
 
 
 def cleanup(log):
     log("trial-overhead: removing its containers, volumes and the big image")
     for driver in DRIVERS:
-        _docker("rm", "-f", "-v", _container(driver), check=False)
-        _docker("volume", "rm", "-f", _volume(driver), check=False)
-    _docker("image", "rm", "-f", BIG_IMAGE, SAMPLE_IMAGE, check=False)
+        docker("rm", "-f", "-v", _container(driver), check=False)
+        docker("volume", "rm", "-f", _volume(driver), check=False)
+    docker("image", "rm", "-f", BIG_IMAGE, SAMPLE_IMAGE, check=False)
 
 
 def run_benchmark(workdir, rounds, big_mb, big_layers, log, probe_repeat=3):

@@ -11,32 +11,26 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
-import shutil
 import tarfile
 import tempfile
 
 from ansible.errors import AnsibleError
-from ansible.plugins.action import ActionBase
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils.action import CollectionAction
 
 MODULE = "aisbench.agent_runtime.file_bundle"
 
 
-class ActionModule(ActionBase):
+class ActionModule(CollectionAction):
+    NAME = "file_bundle"
     TRANSFERS_FILES = True
-    _supports_check_mode = True
-    _supports_async = False
-
-    def _fail(self, result, msg):
-        result.update(failed=True, changed=False, msg="file_bundle: %s; nothing was changed" % msg)
-        return result
 
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         del tmp
         args = dict(self._task.args)
-        unknown = sorted(set(args) - {"src", "dest", "mode"})
+        unknown = self._unknown_options(args, ["src", "dest", "mode"])
         if unknown:
-            return self._fail(result, "unknown options %s (src, dest and mode only)" % ", ".join(unknown))
+            return self._fail(result, unknown)
         sources, dest = args.get("src"), args.get("dest")
         if not isinstance(sources, list) or not sources or not all(isinstance(src, str) and src for src in sources):
             return self._fail(result, "src must be a non-empty list of files on the controller")
@@ -65,14 +59,10 @@ class ActionModule(ActionBase):
             with tarfile.open(archive, "w:", dereference=True) as bundle:
                 for path, name in zip(found, names):
                     bundle.add(path, arcname=name, recursive=False)
-            remote_dir = self._connection._shell.tmpdir or self._make_tmp_path()
-            remote_archive = self._connection._shell.join_path(remote_dir, "bundle.tar")
-            self._transfer_file(archive, remote_archive)
-            self._fixup_perms2((remote_dir, remote_archive))
+            remote_archive = self._send_file(archive, "bundle.tar")
             module_args = dict(args, src=found, archive=remote_archive)
             result.update(self._execute_module(module_name=MODULE, module_args=module_args, task_vars=task_vars))
             result["sent_bytes"] = os.path.getsize(archive)
             return result
         finally:
-            shutil.rmtree(local_dir, ignore_errors=True)
-            self._remove_tmp_path(self._connection._shell.tmpdir)
+            self._clean_up(local_dir)

@@ -15,9 +15,9 @@ __metaclass__ = type
 import os
 import time
 
-from ansible.plugins.action import ActionBase
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_report as fr
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_shard as fs
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils.action import CollectionAction
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "templates", "fleet_report")
 HTML_TEMPLATE = "report.html.j2"
@@ -197,21 +197,16 @@ def run_report(params, check_mode=False, diff=False, render_html=None):
     return result
 
 
-class ActionModule(ActionBase):
+class ActionModule(CollectionAction):
     """Nothing runs on the target: the inputs and the report are on the controller."""
 
-    _supports_check_mode = True
+    NAME = "fleet_report"
 
     def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(task_vars=task_vars)
-        params = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
-        try:
-            result.update(run_report(params, check_mode=self._play_context.check_mode, diff=self._play_context.diff))
-        except FleetReportError as exc:
-            result.update(exc.result)
-            result.pop("changed", None)
-            result.update(failed=True, msg=str(exc))
-            return result
-        for warning in result["report_warnings"]:
-            self._display.warning(warning)
+        diff = self._play_context.diff
+        result = self._run_on_controller(task_vars, ARGUMENT_SPEC, lambda params, check_mode: run_report(
+            params, check_mode=check_mode, diff=diff), FleetReportError)
+        if not result.get("failed"):
+            for warning in result["report_warnings"]:
+                self._display.warning(warning)
         return result

@@ -13,10 +13,10 @@ __metaclass__ = type
 
 import os
 
-from ansible.plugins.action import ActionBase
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_report as fr
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_shard as fs
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import job_name_problem
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils.action import CollectionAction
 
 ARGUMENT_SPEC = dict(
     report_dir=dict(type="path", required=True),
@@ -99,16 +99,10 @@ def run_plan(params, check_mode=False):
     }
 
 
-class ActionModule(ActionBase):
+class ActionModule(CollectionAction):
     """Runs on the controller: the hosts' listings came from harbor_matrix_units, the plan is a controller file."""
 
-    _supports_check_mode = True
+    NAME = "fleet_shard_plan"
 
     def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(task_vars=task_vars)
-        params = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
-        try:
-            result.update(run_plan(params, check_mode=self._play_context.check_mode))
-        except fs.ShardError as exc:
-            result.update(failed=True, msg=str(exc))
-        return result
+        return self._run_on_controller(task_vars, ARGUMENT_SPEC, run_plan, fs.ShardError)

@@ -11,33 +11,27 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
-import shutil
 import tempfile
 
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.text.converters import to_text
-from ansible.plugins.action import ActionBase
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import task_sync as ts
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils.action import CollectionAction
 
 MODULE = "aisbench.agent_runtime.task_sync"
 
 
-class ActionModule(ActionBase):
+class ActionModule(CollectionAction):
+    NAME = "task_sync"
     TRANSFERS_FILES = True
-    _supports_check_mode = True
-    _supports_async = False
-
-    def _fail(self, result, msg):
-        result.update(failed=True, changed=False, msg="task_sync: %s; nothing was changed" % msg)
-        return result
 
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         del tmp
         args = dict(self._task.args)
-        unknown = sorted(set(args) - {"src", "dest"})
+        unknown = self._unknown_options(args, ["src", "dest"])
         if unknown:
-            return self._fail(result, "unknown options %s (src and dest only)" % ", ".join(unknown))
+            return self._fail(result, unknown)
         src, dest = args.get("src"), args.get("dest")
         if not src or not isinstance(src, str):
             return self._fail(result, "src is required: a directory on the controller")
@@ -75,10 +69,7 @@ class ActionModule(ActionBase):
             local_dir = tempfile.mkdtemp(prefix="aisbench-task-sync-")
             archive = os.path.join(local_dir, "tasks.tar.gz")
             ts.write_archive(source, manifest, archive)
-            remote_dir = self._connection._shell.tmpdir or self._make_tmp_path()
-            remote_archive = self._connection._shell.join_path(remote_dir, "tasks.tar.gz")
-            self._transfer_file(archive, remote_archive)
-            self._fixup_perms2((remote_dir, remote_archive))
+            remote_archive = self._send_file(archive, "tasks.tar.gz")
             module_args.update(archive=remote_archive, want_manifest=False)
             applied = self._execute_module(module_name=MODULE, module_args=module_args, task_vars=task_vars)
             result.update(applied)
@@ -86,9 +77,7 @@ class ActionModule(ActionBase):
         except ts.SyncError as exc:
             return self._fail(result, to_text(exc))
         finally:
-            if local_dir:
-                shutil.rmtree(local_dir, ignore_errors=True)
-            self._remove_tmp_path(self._connection._shell.tmpdir)
+            self._clean_up(local_dir)
 
     @staticmethod
     def _diff(dest, before, after, changes):

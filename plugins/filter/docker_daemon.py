@@ -323,21 +323,15 @@ def docker_daemon_config(settings, prefix="docker_engine"):
 
     config = {}
 
-    mirrors = _list(settings, "registry_mirrors", prefix)
-    for mirror in mirrors:
-        problem = http_url_problem(mirror)
-        if problem:
-            _fail("registry_mirrors", mirror, problem, prefix)
-    if mirrors:
-        config["registry-mirrors"] = mirrors
-
-    insecure = _list(settings, "insecure_registries", prefix)
-    for registry in insecure:
-        problem = registry_problem(registry)
-        if problem:
-            _fail("insecure_registries", registry, problem, prefix)
-    if insecure:
-        config["insecure-registries"] = insecure
+    for name, key, problem_of in (("registry_mirrors", "registry-mirrors", http_url_problem),
+                                  ("insecure_registries", "insecure-registries", registry_problem)):
+        entries = _list(settings, name, prefix)
+        for entry in entries:
+            problem = problem_of(entry)
+            if problem:
+                _fail(name, entry, problem, prefix)
+        if entries:
+            config[key] = entries
 
     storage = settings.get("storage_driver") or ""
     if storage:

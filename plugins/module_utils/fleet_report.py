@@ -32,8 +32,13 @@ import math
 import os
 import re
 
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_symlink, atomic_write
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.fleet_shard import MISSING_EXCEPTION, PLAN_FILE
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import read_regular_file
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import (
+    TOKEN_FIELDS,
+    per_completed,
+    read_regular_file,
+)
 
 REPORT_FORMAT_VERSION = 2
 # Earlier reports still read as previous nights and history (their pass@1 left cancelled trials out).
@@ -52,7 +57,6 @@ REPORT_STAGE = "report"
 CHANGES = ("regressed", "improved", "new", "gone", "unchanged")
 NIGHT_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 COUNTERS = ("n_completed", "n_errored", "n_cancelled", "n_pass")
-TOKEN_FIELDS = ("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd")
 PHASES = ("environment_setup", "agent_setup", "agent_execution", "verifier", "total")
 PHASE_TITLES = {"environment_setup": "environment", "agent_setup": "agent setup", "agent_execution": "agent",
                 "verifier": "verifier", "total": "trial"}
@@ -240,17 +244,17 @@ def _eval_row(ev, where):
 
 
 def _finish_row(row):
-    """pass@1 (passed / completed, as harbor_results.score_trials), mean reward and key means."""
+    """pass@1, mean reward and key means (harbor_results.per_completed, as in score_trials)."""
     completed = row["n_completed"]
-    row["pass_at_1"] = round(row["n_pass"] / completed, 6) if completed else None
+    row["pass_at_1"] = per_completed(row["n_pass"], completed)
     primary = row["primary_keys"][0] if len(row["primary_keys"]) == 1 else None
     row["primary_key"] = primary
     if not completed or (primary is None and row["reward_sums"]):
         row["mean_reward"] = None       # no trial, or jobs that scored different keys
     else:
         # No reward recorded at all counts 0, as Harbor's mean.
-        row["mean_reward"] = round(row["reward_sums"].get(primary, 0.0) / completed, 6)
-    row["reward_means"] = dict((key, round(total / completed, 6) if completed else None)
+        row["mean_reward"] = per_completed(row["reward_sums"].get(primary, 0.0), completed)
+    row["reward_means"] = dict((key, per_completed(total, completed))
                                for key, total in sorted(row["reward_sums"].items()))
     row["exceptions"] = dict(sorted(row["exceptions"].items()))
     row["tasks"] = dict(sorted(row["tasks"].items()))
@@ -461,7 +465,7 @@ def _row_title(row):
 def _add_totals(entry):
     for field in COUNTERS:
         entry[field] = sum(row[field] for row in entry["rows"])
-    entry["pass_at_1"] = round(entry["n_pass"] / entry["n_completed"], 6) if entry["n_completed"] else None
+    entry["pass_at_1"] = per_completed(entry["n_pass"], entry["n_completed"])
     entry["usage"] = usage_totals(entry["rows"])
 
 
@@ -864,7 +868,7 @@ def build_report(night, hosts, previous_night=None, previous=None, threshold=0.0
             "n_completed": n_completed,
             "n_errored": sum(row["n_errored"] for row in rows),
             "n_cancelled": sum(row["n_cancelled"] for row in rows),
-            "pass_at_1": round(n_pass / n_completed, 6) if n_completed else None,
+            "pass_at_1": per_completed(n_pass, n_completed),
             "usage": usage_totals(rows),
         },
         "counts": {
@@ -1463,15 +1467,7 @@ def files_to_write(paths, contents):
 
 
 def write_file(path, content, mode=0o644):
-    tmp = "%s.tmp.%d" % (path, os.getpid())
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(content)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    finally:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
+    atomic_write(path, content, mode)
 
 
 def latest_night(report_dir, extra=None):
@@ -1499,8 +1495,4 @@ def latest_needs_update(report_dir, night):
 
 
 def point_latest(path, target):
-    tmp = "%s.tmp.%d" % (path, os.getpid())
-    if os.path.lexists(tmp):
-        os.unlink(tmp)
-    os.symlink(target, tmp)
-    os.replace(tmp, path)
+    atomic_symlink(target, path)

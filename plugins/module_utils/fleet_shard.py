@@ -36,6 +36,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_resu
     build_evals,
     read_regular_file,
 )
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import JOB_NAME_MAX
 
 PLAN_FILE = "shard-plan.json"
 PLAN_FORMAT = 1
@@ -43,7 +44,6 @@ MODES = ("replicate", "shard")
 MISSING_EXCEPTION = "MissingUnit"
 ACTIVE = "active"
 RETIRED = "retired"
-JOB_NAME_MAX = 128
 HOST_SLUG = re.compile(r"[^A-Za-z0-9_-]+")
 GLOB_SPECIAL = re.compile(r"([*?\[])")
 

@@ -44,6 +44,8 @@ import stat
 import time
 from datetime import datetime
 
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
+
 KEYWORD_ALL = "all"
 KEYWORD_LATEST = "latest"
 REWARD_KEY = "reward"
@@ -92,6 +94,19 @@ def path_problem(path):
         return "is not a directory"
     except OSError as exc:
         return "cannot be read: %s" % (exc.strerror or exc)
+
+
+def _read_json_object(directory, filename, errors):
+    """The JSON object in directory/filename, or None with the reason appended to errors."""
+    try:
+        data = _read_json(os.path.join(directory, filename))
+    except JobReadError as exc:
+        errors.append(str(exc))
+        return None
+    if not isinstance(data, dict):
+        errors.append("%s is not an object" % filename)
+        return None
+    return data
 
 
 def _read_json(path):
@@ -170,6 +185,15 @@ def choose_primary_key(reward_keys, reward_key=None):
     return keys[0], "first of %d keys in name order, as Harbor's progress bar shows; set reward_key to choose" % len(keys)
 
 
+def per_completed(total, n_completed):
+    """total over the completed trials, rounded to 6 digits; None without a completed trial.
+
+    pass@1 is per_completed(n_pass, n_completed) and a mean reward per_completed(reward sum, n_completed): the one
+    division every summary, table and fleet report uses, so that they equal Harbor's own means.
+    """
+    return round(total / n_completed, 6) if n_completed else None
+
+
 def score_trials(outcomes, reward_key=None):
     """pass@1, mean reward and per-key means of one eval (agent, model, benchmark).
 
@@ -214,21 +238,18 @@ def score_trials(outcomes, reward_key=None):
         values = set(rewards.get(primary, 0) for rewards in recorded)
     n_pass = passes.get(primary, 0) if primary is not None else 0
 
-    def rate(number):
-        return round(number / n_completed, 6) if n_completed else None
-
     return {
         "n_completed": n_completed,
         "n_rewarded": n_rewarded,
         "n_errored": n_errored,
         "n_cancelled": n_cancelled,
         "n_pass": n_pass,
-        "pass_at_1": rate(n_pass),
-        "mean_reward": rate(sums.get(primary, 0.0)),
+        "pass_at_1": per_completed(n_pass, n_completed),
+        "mean_reward": per_completed(sums.get(primary, 0.0), n_completed),
         "primary_key": primary,
         "primary_key_reason": reason,
         "binary_rewards": values <= {0, 1},
-        "rewards": dict((key, {"sum": round(sums[key], 6), "mean": rate(sums[key]), "n_pass": passes.get(key, 0)})
+        "rewards": dict((key, {"sum": round(sums[key], 6), "mean": per_completed(sums[key], n_completed), "n_pass": passes.get(key, 0)})
                         for key in sorted(sums)),
         "exceptions": dict(sorted(exceptions.items())),
     }
@@ -616,22 +637,8 @@ def summarize_job(job_path, name=None, details=False, reward_key=None, trials=Fa
         return summary
 
     errors = []
-    job_result = None
-    try:
-        job_result = _read_json(os.path.join(job_path, "result.json"))
-        if not isinstance(job_result, dict):
-            raise JobReadError("result.json is not an object")
-    except JobReadError as exc:
-        errors.append(str(exc))
-        job_result = None
-
-    config = None
-    try:
-        config = _read_json(os.path.join(job_path, "config.json"))
-        if not isinstance(config, dict):
-            raise JobReadError("config.json is not an object")
-    except JobReadError as exc:
-        errors.append(str(exc))
+    job_result = _read_json_object(job_path, "result.json", errors)
+    config = _read_json_object(job_path, "config.json", errors)
 
     stats = _as_dict(job_result.get("stats")) if job_result else {}
     finished = bool(job_result and job_result.get("finished_at"))
@@ -682,8 +689,8 @@ def summarize_job(job_path, name=None, details=False, reward_key=None, trials=Fa
     summary["models"] = _unique([ev["model"] for ev in evals] + config_models)
     summary["n_pass"] = sum(ev["n_pass"] for ev in evals)
     if summary["n_completed"]:
-        summary["pass_at_1"] = round(summary["n_pass"] / summary["n_completed"], 6)
-        summary["mean_reward"] = round(sum(_primary_sum(ev) for ev in evals) / summary["n_completed"], 6)
+        summary["pass_at_1"] = per_completed(summary["n_pass"], summary["n_completed"])
+        summary["mean_reward"] = per_completed(sum(_primary_sum(ev) for ev in evals), summary["n_completed"])
     summary["exceptions"] = _sum_counts(ev["exceptions"] for ev in evals)
     for field in TOKEN_FIELDS:
         summary[field] = tokens.get(field)
@@ -900,7 +907,7 @@ def select_jobs(jobs_dir, patterns):
 
 
 def pass_at_1_table(summaries):
-    """pass@1 rows by (benchmark, agent, model), summed over the given jobs (n_pass / n_completed)."""
+    """pass@1 rows by (benchmark, agent, model), summed over the given jobs (per_completed(n_pass, n_completed))."""
     rows = {}
     for summary in summaries:
         for ev in summary.get("evals") or []:
@@ -930,8 +937,8 @@ def pass_at_1_table(summaries):
     for key in sorted(rows, key=lambda k: tuple(part or "" for part in k)):
         row = rows[key]
         reward_sum = row.pop("reward_sum")
-        row["pass_at_1"] = round(row["n_pass"] / row["n_completed"], 6) if row["n_completed"] else None
-        row["mean_reward"] = round(reward_sum / row["n_completed"], 6) if row["n_completed"] else None
+        row["pass_at_1"] = per_completed(row["n_pass"], row["n_completed"])
+        row["mean_reward"] = per_completed(reward_sum, row["n_completed"])
         table.append(row)
     return table
 
@@ -1129,9 +1136,5 @@ def write_reports_if_changed(result, output_dir, formats=REPORT_FORMATS, timesta
         return paths, True
     rendered = _render_reports(result, formats, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     for fmt, path in paths.items():
-        tmp = "%s.tmp.%d" % (path, os.getpid())
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            handle.write(rendered[fmt])
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        atomic_write(path, rendered[fmt], mode)
     return paths, True

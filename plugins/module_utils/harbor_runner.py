@@ -31,14 +31,13 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.agent_toolc
     LABEL_AGENT,
     parse_toolchain_volumes,
 )
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import CANCELLED_ERROR, DEFAULT_AGENT
 
 # One safe path component: no separators, no "..", no spaces, no leading "-" or ".".
 JOB_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*\Z")
 JOB_NAME_MAX = 128
-ENV_KEY_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
-CANCELLED_ERROR = "CancelledError"
 STATE_DIR_NAME = ".harbor_job"
-DEFAULT_AGENT = "oracle"
 
 # Runs where Harbor runs: records the shell's pid (the exec keeps it for Harbor) so the
 # module can find and signal the job later, and sends Harbor's output to a log file so the
@@ -73,33 +72,6 @@ def job_name_problem(name):
 
 def default_job_name(prefix, now=None):
     return "%s-%s" % (prefix, time.strftime("%Y%m%d-%H%M%S", time.gmtime(now)))
-
-
-def env_problems(env, style):
-    """Reasons the env mapping cannot be written safely as an env file of the given style."""
-    problems = []
-    for key, value in sorted((env or {}).items()):
-        if not ENV_KEY_PATTERN.match(str(key)):
-            problems.append("env key %r is not a valid variable name" % (key,))
-            continue
-        text = "" if value is None else str(value)
-        if "\n" in text or "\r" in text or "\0" in text:
-            problems.append("env value of %s contains a line break or NUL" % key)
-        elif style == "dotenv" and "${" in text:
-            # Harbor's --env-file loader (python-dotenv) expands ${...} even in quotes.
-            problems.append("env value of %s contains '${', which Harbor's env-file loader would expand" % key)
-    return problems
-
-
-def render_env_file(env, style):
-    """Env file text: ``docker`` (docker exec --env-file, literal values) or ``dotenv``."""
-    lines = []
-    for key, value in sorted((env or {}).items()):
-        text = "" if value is None else str(value)
-        if style == "dotenv":
-            text = "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-        lines.append("%s=%s" % (key, text))
-    return "\n".join(lines) + ("\n" if lines else "")
 
 
 # --- matrix (job config) -----------------------------------------------------------------
@@ -611,10 +583,5 @@ def write_file(path, text, mode):
                 return False
     except (OSError, UnicodeDecodeError):
         pass
-    tmp = "%s.tmp.%d" % (path, os.getpid())
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
+    atomic_write(path, text, mode)
     return True

@@ -18,6 +18,8 @@ import shutil
 import stat
 import tarfile
 
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
+
 MARKER_SUFFIX = ".task-sync.json"
 CHUNK = 1024 * 1024
 
@@ -150,11 +152,7 @@ def read_marker(dest):
 
 
 def write_marker(dest, digest, manifest):
-    path = marker_path(dest)
-    temporary = path + ".tmp"
-    with open(temporary, "w") as handle:
-        json.dump({"digest": digest, "manifest": manifest}, handle, sort_keys=True, separators=(",", ":"))
-    os.rename(temporary, path)
+    atomic_write(marker_path(dest), json.dumps({"digest": digest, "manifest": manifest}, sort_keys=True, separators=(",", ":")))
 
 
 def swap_into_place(new_tree, dest):

@@ -106,13 +106,10 @@ requirements:
   - Linux with binfmt_misc; mount(8) when O(mount) has to mount it.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - aisbench.agent_runtime.attributes
 attributes:
-  check_mode:
-    support: full
   diff_mode:
     support: full
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""
@@ -195,10 +192,10 @@ mounted:
 
 import json
 import os
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.arch import UnknownArchError, qemu_arch
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.binfmt import (
     BINFMT_D_DIRS,
     BinfmtError,
@@ -302,11 +299,7 @@ class Handler(object):
         if "symlink" in state:
             os.symlink(state["symlink"], path)
             return
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".aisbench-")
-        with os.fdopen(fd, "w") as handle:
-            handle.write(state["content"])
-        os.chmod(tmp, 0o644)
-        self.module.atomic_move(tmp, path)
+        atomic_write(path, state["content"])  # like atomic_move: an existing file keeps its mode and owner
 
     # --- manifest -------------------------------------------------------------------------------
 

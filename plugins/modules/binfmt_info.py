@@ -55,13 +55,7 @@ options:
     default: false
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
+  - aisbench.agent_runtime.attributes
 """
 
 EXAMPLES = r"""

@@ -48,15 +48,10 @@ options:
     default: 60
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - aisbench.agent_runtime.attributes
 attributes:
   check_mode:
-    support: full
     details: O(check=run) does nothing in check mode (it would import an image and run a container).
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: posix
 """
 
 EXAMPLES = r"""

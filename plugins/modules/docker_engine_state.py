@@ -54,15 +54,10 @@ options:
     default: []
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - aisbench.agent_runtime.attributes
 attributes:
   check_mode:
-    support: full
     details: Reads only; runs the same in check mode.
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: posix
 """
 
 EXAMPLES = r"""

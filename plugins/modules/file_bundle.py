@@ -40,14 +40,10 @@ options:
     type: path
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - aisbench.agent_runtime.attributes
 attributes:
   check_mode:
-    support: full
     details: Reports the files it would send; nothing is transferred.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""
@@ -79,6 +75,7 @@ import os
 import tarfile
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
 
 
 def _digest(stream):
@@ -104,13 +101,7 @@ def unpack(archive, dest, mode):
                     if _digest(handle) == wanted:
                         os.chmod(target, mode)
                         continue
-            partial = os.path.join(dest, ".%s.partial" % name)
-            source = bundle.extractfile(member)
-            with open(partial, "wb") as handle:
-                for block in iter(lambda: source.read(1 << 20), b""):
-                    handle.write(block)
-            os.chmod(partial, mode)
-            os.replace(partial, target)
+            atomic_write(target, bundle.extractfile(member), mode)
             written.append(name)
     return files, written
 

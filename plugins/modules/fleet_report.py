@@ -152,15 +152,13 @@ seealso:
 author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - aisbench.agent_runtime.attributes
 attributes:
   check_mode:
-    support: full
     details: Nothing is written; C(changed) says whether a file or the link would change.
   diff_mode:
     support: full
     details: The diff shows C(fleet-report.md) before and after.
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""

@@ -63,14 +63,10 @@ options:
 author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - aisbench.agent_runtime.attributes
 attributes:
   check_mode:
-    support: full
     details: The plan is computed and returned but not written.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 seealso:
   - module: aisbench.agent_runtime.harbor_matrix_units
   - module: aisbench.agent_runtime.fleet_report

@@ -204,13 +204,7 @@ author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - aisbench.agent_runtime.runtime_contract
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
+  - aisbench.agent_runtime.attributes
 """
 
 EXAMPLES = r"""
@@ -403,6 +397,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_resu
     read_regular_file,
     summarize_job,
 )
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.env_file import env_problems, render_env_file
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import (
     DETACH_ARGV0,
     DETACH_SCRIPT,
@@ -413,13 +408,11 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runn
     config_file_problem,
     config_through_harbor,
     default_job_name,
-    env_problems,
     filter_matrix,
     harbor_cli_spelling,
     job_name_problem,
     leftover_projects,
     parse_config_text,
-    render_env_file,
     trial_network_overlay,
     resume_command,
     retry_types,

@@ -94,14 +94,10 @@ author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - aisbench.agent_runtime.runtime_contract
+  - aisbench.agent_runtime.attributes
 attributes:
   check_mode:
-    support: full
     details: In check mode the summary files are not written; RV(files) names the files that would be.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""

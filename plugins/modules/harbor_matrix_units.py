@@ -64,13 +64,7 @@ author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - aisbench.agent_runtime.runtime_contract
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
+  - aisbench.agent_runtime.attributes
 """
 
 EXAMPLES = r"""

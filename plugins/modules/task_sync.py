@@ -45,15 +45,13 @@ options:
     default: false
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - aisbench.agent_runtime.attributes
 attributes:
   check_mode:
-    support: full
     details: Reports whether the content would be sent; nothing is transferred.
   diff_mode:
     support: full
     details: Lists the added, changed and removed paths.
-  platform:
-    platforms: posix
 author: aisbench maintainers (!UNKNOWN)
 """
 

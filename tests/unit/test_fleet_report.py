@@ -409,6 +409,25 @@ def test_check_mode_writes_nothing(capsys, two_nights):
     assert rc == 0 and not os.path.exists(os.path.join(two_nights, "new"))
 
 
+def test_the_action_plugin_runs_run_report_in_check_mode_with_diff(capsys, two_nights):
+    """The ActionModule itself (plugin_utils' CollectionAction): same rows as run_report, nothing written."""
+    from types import SimpleNamespace
+
+    from ansible.playbook.play_context import PlayContext
+    from ansible.playbook.task import Task
+
+    rc, expected = run_module(capsys, {"report_dir": two_nights, "night": NIGHT2}, check=True, diff=True)
+    task = Task()
+    task.args = {"report_dir": two_nights, "night": NIGHT2}
+    context = PlayContext()
+    context.check_mode, context.diff = True, True
+    plugin = action.ActionModule(task, SimpleNamespace(_shell=SimpleNamespace(tmpdir=None)), context, None, None, None)
+    result = json.loads(json.dumps(plugin.run(task_vars={})))
+    assert rc == 0 and result["changed"] is True and not result.get("failed")
+    assert result["fleet"] == expected["fleet"] and result["diff"]["after_header"] == expected["diff"]["after_header"]
+    assert sorted(os.listdir(os.path.join(two_nights, NIGHT2))) == ["hosts"]
+
+
 def test_diff_shows_the_markdown_change(capsys, two_nights):
     rc, result = run_module(capsys, {"report_dir": two_nights, "night": NIGHT2}, check=True, diff=True)
     assert result["diff"]["before"] == ""

@@ -355,3 +355,31 @@ def test_a_damaged_plan_file_fails_the_report_with_a_clear_error(tmp_path):
     rc, result = run_module(None, {"report_dir": str(tmp_path), "night": NIGHT})
     assert rc == 1 and "shard plan cannot be used" in result["msg"] and "not a shard plan" in result["msg"]
     assert sorted(os.listdir(str(night_dir))) == ["hosts", fs.PLAN_FILE]
+
+
+def test_the_action_plugin_plans_like_run_plan_and_honours_check_mode(tmp_path):
+    """The ActionModule itself (plugin_utils' CollectionAction): check mode writes nothing, a real run the plan."""
+    from types import SimpleNamespace
+
+    from ansible.playbook.play_context import PlayContext
+    from ansible.playbook.task import Task
+
+    listing = RECORDER.listing(FIXTURES)
+    args = {"report_dir": str(tmp_path), "night": NIGHT, "job_base": "shard2",
+            "listings": {"host-a": listing, "host-b": listing}}
+
+    def run(check_mode):
+        task = Task()
+        task.args = dict(args)
+        context = PlayContext()
+        context.check_mode = check_mode
+        plugin = plan_action.ActionModule(task, SimpleNamespace(_shell=SimpleNamespace(tmpdir=None)), context,
+                                          None, None, None)
+        return plugin.run(task_vars={})
+
+    checked = run(True)
+    assert checked["changed"] is True and checked["created"] is True and not os.path.exists(checked["plan_file"])
+    done = run(False)
+    assert done["changed"] is True and os.path.isfile(done["plan_file"])
+    assert done["jobs"] == checked["jobs"] == run_plan(args)["jobs"]
+    assert run(False)["changed"] is False

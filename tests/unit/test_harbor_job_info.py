@@ -3,18 +3,10 @@
 import json
 import os
 import shutil
-import sys
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COLLECTIONS = os.path.join(ROOT, ".cache", "collections")
-if not os.path.exists(os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime")):
-    os.makedirs(os.path.join(COLLECTIONS, "ansible_collections", "aisbench"), exist_ok=True)
-    os.symlink(ROOT, os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime"))
-if COLLECTIONS not in sys.path:
-    sys.path.insert(0, COLLECTIONS)
-
 from ansible.module_utils.testing import patch_module_args  # noqa: E402
 from ansible_collections.aisbench.agent_runtime.plugins.modules import harbor_job_info  # noqa: E402
 

@@ -10,19 +10,12 @@ import csv
 import glob
 import json
 import os
+import re
 import shutil
-import sys
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COLLECTIONS = os.path.join(ROOT, ".cache", "collections")
-if not os.path.exists(os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime")):
-    os.makedirs(os.path.join(COLLECTIONS, "ansible_collections", "aisbench"), exist_ok=True)
-    os.symlink(ROOT, os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime"))
-if COLLECTIONS not in sys.path:
-    sys.path.insert(0, COLLECTIONS)
-
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_results as hr  # noqa: E402
 
 FIXTURE_JOBS = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs")
@@ -571,3 +564,21 @@ def test_import_path_agents_are_named_by_their_trials(jobs_dir):
     assert "oracle" not in job["agents"]
     assert job["agents"] == sorted(set(job["agents"])) and job["agents"]  # only the trials' own agent names
     assert "openai/scripted" in job["models"]
+
+
+DIVISION_BY_COMPLETED = re.compile(r'/ *(n_completed|completed|\w+\["n_completed"\]) *[,)]')
+
+
+def test_per_completed_is_the_one_pass_at_1_division():
+    assert hr.per_completed(2, 3) == 0.666667
+    assert hr.per_completed(0, 4) == 0.0
+    assert hr.per_completed(0, 0) is None and hr.per_completed(5.0, None) is None
+    assert hr.score_trials([({"reward": 1.0}, None), ({"reward": 0.0}, "CancelledError"), (None, "AgentTimeoutError")],
+                           None)["pass_at_1"] == hr.per_completed(1, 3)
+    # The fleet report and the pass@1 table divide through it too: no other "/ n_completed" in module_utils.
+    module_utils = os.path.join(ROOT, "plugins", "module_utils")
+    for name in sorted(os.listdir(module_utils)):
+        if name.endswith(".py"):
+            with open(os.path.join(module_utils, name), encoding="utf-8") as handle:
+                lines = [line for line in handle if DIVISION_BY_COMPLETED.search(line)]
+            assert lines == ([] if name != "harbor_results.py" else ["    return round(total / n_completed, 6) if n_completed else None\n"]), name

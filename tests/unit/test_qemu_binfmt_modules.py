@@ -127,3 +127,24 @@ def test_info_runs_the_native_probe(tmp_path, sandbox):
 def test_info_refuses_an_unknown_arch(tmp_path):
     result = run_module("binfmt_info", tmp_path, probe=["vax"])
     assert result["failed"] and "vax" in result["msg"]
+
+
+def test_handler_files_are_written_atomically_keeping_an_existing_files_mode(tmp_path):
+    """binfmt_handler's one file writer (write_path) goes through module_utils/atomic_file like every plugin."""
+    from types import SimpleNamespace
+
+    from ansible_collections.aisbench.agent_runtime.plugins.modules.binfmt_handler import Handler
+
+    handler = Handler(SimpleNamespace(params={"proc_dir": str(tmp_path)}, check_mode=False))
+    conf = tmp_path / "binfmt.d" / "qemu-aarch64.conf"
+    handler.write_path(str(conf), {"content": ":qemu-aarch64:M::x:y:/usr/bin/qemu-aarch64:F\n"})
+    assert conf.read_text() == ":qemu-aarch64:M::x:y:/usr/bin/qemu-aarch64:F\n"
+    os.chmod(str(conf), 0o600)
+    handler.write_path(str(conf), {"content": "changed\n"})
+    assert conf.read_text() == "changed\n" and os.stat(str(conf)).st_mode & 0o777 == 0o600
+    handler.write_path(str(conf), {"symlink": "/dev/null"})
+    assert os.readlink(str(conf)) == "/dev/null"
+    handler.write_path(str(conf), {"content": "file again\n"})
+    assert not conf.is_symlink() and conf.read_text() == "file again\n"
+    handler.write_path(str(conf), None)
+    assert os.listdir(str(conf.parent)) == []

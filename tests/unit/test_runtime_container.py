@@ -1,5 +1,5 @@
-"""runtime_container: the api_key.env template (read back by Harbor's env-file loader) and the script that
-finds running Harbor jobs (run against real processes)."""
+"""runtime_container: the script that finds running Harbor jobs (run against real processes); api_key.env is
+rendered by the env_file filter (test_env_file.py)."""
 
 import os
 import signal
@@ -12,30 +12,6 @@ from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar, trust_as_template
 
 ROLE = Path(__file__).resolve().parents[2] / "roles/runtime_container"
-
-
-def render_api_key_env(keys):
-    templar = Templar(loader=DataLoader(), variables={"runtime_container_api_keys": keys,
-                                                      "_runtime_container_backslash": "\\"})
-    return templar.template(trust_as_template((ROLE / "templates/api_key.env.j2").read_text()))
-
-
-def test_api_key_env_round_trips_through_harbors_loader(tmp_path):
-    """Harbor reads --env-file with python-dotenv: every value must come back unchanged."""
-    dotenv = pytest.importorskip("dotenv", reason="python-dotenv (Harbor's env-file loader) is not installed")
-    keys = {"OPENAI_API_KEY": "sk-it's a \\ back\\\\slash", "B": "plain", "C": " spaced # not a comment ",
-            "D": "$HOME stays", "E": "", "F": 'dq"uote', "G": "=eq=", "H": "ünïcode", "I": 12345}
-    path = tmp_path / "api_key.env"
-    path.write_text(render_api_key_env(keys), encoding="utf-8")
-    assert dict(dotenv.dotenv_values(str(path))) == {key: str(value) for key, value in keys.items()}
-
-
-def test_api_key_env_is_sorted_and_commented():
-    text = render_api_key_env({"Z_KEY": "z", "A_KEY": "a"})
-    lines = text.splitlines()
-    assert all(line.startswith("#") for line in lines[:2])
-    assert lines[2:] == ["A_KEY='a'", "Z_KEY='z'"]
-    assert render_api_key_env({}).splitlines()[2:] == []
 
 
 @pytest.fixture
