@@ -204,7 +204,8 @@ def test_harbor_named_process_is_found(tmp_path):
         runtime = hrun.Runtime(_NoModule())
         deadline = time.time() + 5
         pids = []
-        while time.time() < deadline and not pids:
+        # sh forks sleep: for an instant the child still carries the launcher's command line (a second match).
+        while time.time() < deadline and pids != [proc.pid]:
             pids = runtime.job_pids("n1", jobs_dir, os.path.join(jobs_dir, "n1"))
             time.sleep(0.05)
         assert pids == [proc.pid]
