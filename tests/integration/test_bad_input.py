@@ -581,18 +581,23 @@ def runtime_contract_at(root, api_keys=False):
     return contract
 
 
-def test_nightly_records_a_host_without_a_runtime_contract_and_goes_on(tmp_path):
+def nightly_failure(tmp_path, case, night, **extra_vars):
+    """Run nightly.yml on localhost with the case's variables; the host's failure.json and its report directory."""
     reports = tmp_path / "reports"
     proc = subprocess.run(
         [ANSIBLE_PLAYBOOK, "-i", "localhost,", "-c", "local", os.path.join(ROOT, "playbooks", "nightly.yml"),
-         "-e", json.dumps(dict(CASES["nightly-no-runtime-contract"]["vars"], aisbench_nightly_hosts="localhost",
-                               aisbench_nightly_night="no-contract", aisbench_nightly_report_dir=str(reports),
+         "-e", json.dumps(dict(CASES[case]["vars"], aisbench_nightly_hosts="localhost",
+                               aisbench_nightly_night=night, aisbench_nightly_report_dir=str(reports),
                                aisbench_nightly_tasks_source=str(tmp_path / "no-such-tasks"),
-                               ansible_python_interpreter=sys.executable))],
+                               ansible_python_interpreter=sys.executable, **extra_vars))],
         cwd=str(tmp_path), env=ansible_env(tmp_path), capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    host_dir = reports / "no-contract" / "hosts" / "localhost"
-    failure = json.loads((host_dir / "failure.json").read_text())
+    host_dir = reports / night / "hosts" / "localhost"
+    return json.loads((host_dir / "failure.json").read_text()), host_dir
+
+
+def test_nightly_records_a_host_without_a_runtime_contract_and_goes_on(tmp_path):
+    failure, host_dir = nightly_failure(tmp_path, "nightly-no-runtime-contract", "no-contract")
     assert failure["stage"] == "contract"
     assert DOC_ROWS["nightly-no-runtime-contract"] in failure["error"]
     # Refused before the first step that touches the host: no summary, no progress log.
@@ -600,22 +605,12 @@ def test_nightly_records_a_host_without_a_runtime_contract_and_goes_on(tmp_path)
 
 
 def test_nightly_refuses_the_key_file_as_a_harbor_argument_while_the_gateway_holds_the_key(tmp_path):
-    reports = tmp_path / "reports"
     root = tmp_path / "runtime"
     root.mkdir()
     before = tree_snapshot(root)
-    proc = subprocess.run(
-        [ANSIBLE_PLAYBOOK, "-i", "localhost,", "-c", "local", os.path.join(ROOT, "playbooks", "nightly.yml"),
-         "-e", json.dumps(dict(CASES["nightly-key-file-to-harbor"]["vars"], aisbench_nightly_hosts="localhost",
-                               # A container holding API keys: the model gateway is on by default.
-                               aisbench_nightly_runtime=runtime_contract_at(root, api_keys=True),
-                               aisbench_nightly_night="key-file", aisbench_nightly_report_dir=str(reports),
-                               aisbench_nightly_tasks_source=str(tmp_path / "no-such-tasks"),
-                               ansible_python_interpreter=sys.executable))],
-        cwd=str(tmp_path), env=ansible_env(tmp_path), capture_output=True, text=True, timeout=300, check=False)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    host_dir = reports / "key-file" / "hosts" / "localhost"
-    failure = json.loads((host_dir / "failure.json").read_text())
+    # A container holding API keys: the model gateway is on by default.
+    failure, host_dir = nightly_failure(tmp_path, "nightly-key-file-to-harbor", "key-file",
+                                        aisbench_nightly_runtime=runtime_contract_at(root, api_keys=True))
     assert failure["stage"] == "contract"
     assert DOC_ROWS["nightly-key-file-to-harbor"] in failure["error"]
     # Refused before the tasks, the gateway or Harbor: no summary, no progress log, nothing in the runtime root.
