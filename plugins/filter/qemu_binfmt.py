@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: aisbench maintainers
 # Apache License 2.0
-"""The qemu_binfmt role's input check: every problem of its variables and the host's facts, as one message."""
+"""The qemu_binfmt role's decisions: its input check (every problem, as one message), the mode and whether it registers."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -20,12 +20,19 @@ def _is_list(value):
     return isinstance(value, (list, tuple))
 
 
-def _mode(value):
+def qemu_binfmt_mode(value):
+    """qemu_binfmt_mode as one word: YAML's true/false are yes/no, strings lower-cased."""
     if value is True:
         return "yes"
     if value is False:
         return "no"
     return str(value).lower()
+
+
+def qemu_binfmt_enabled(mode, host_arch, runtime_platform):
+    """Whether the role registers handlers: mode yes, or auto on a host that cannot run the runtime image natively."""
+    mode = qemu_binfmt_mode(mode)
+    return mode == "yes" or (mode == "auto" and arch_utils.qemu_arch(host_arch) != arch_utils.qemu_arch(runtime_platform))
 
 
 def _scalars_ok(config, mode):
@@ -49,7 +56,7 @@ def qemu_binfmt_input_problem(config, facts):
     distribution). Names are checked only when the variables are sane, and the strict check resolves the
     list only when every name is known.
     """
-    mode = _mode(config.get("mode"))
+    mode = qemu_binfmt_mode(config.get("mode"))
     arch = facts.get("architecture")
     scalars_ok = _scalars_ok(config, mode)
     arches = config.get("arches")
@@ -59,8 +66,7 @@ def qemu_binfmt_input_problem(config, facts):
     host = arch_utils.qemu_arch(arch) if scalars_ok and not unknown else ""
     native = []
     if (host and config.get("state") == "present" and boolean(config.get("strict"), strict=False)
-            and not isinstance(arches, str)
-            and (mode == "yes" or (mode == "auto" and host != arch_utils.qemu_arch(config.get("runtime_platform"))))):
+            and not isinstance(arches, str) and qemu_binfmt_enabled(mode, host, config.get("runtime_platform"))):
         native = binfmt_arches(arches, host, config.get("image_platforms"))["native"]
     problems = []
     if not scalars_ok:
@@ -89,4 +95,5 @@ def qemu_binfmt_input_problem(config, facts):
 
 class FilterModule(object):
     def filters(self):
-        return {"qemu_binfmt_input_problem": qemu_binfmt_input_problem}
+        return {"qemu_binfmt_input_problem": qemu_binfmt_input_problem, "qemu_binfmt_mode": qemu_binfmt_mode,
+                "qemu_binfmt_enabled": qemu_binfmt_enabled}

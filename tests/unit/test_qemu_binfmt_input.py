@@ -2,7 +2,8 @@
 
 import pytest
 
-from ansible_collections.aisbench.agent_runtime.plugins.filter.qemu_binfmt import qemu_binfmt_input_problem
+from ansible_collections.aisbench.agent_runtime.plugins.filter.qemu_binfmt import (
+    qemu_binfmt_enabled, qemu_binfmt_input_problem, qemu_binfmt_mode)
 
 DEBIAN_X86 = {"architecture": "x86_64", "os_family": "Debian", "distribution": "Debian"}
 
@@ -63,3 +64,16 @@ def test_several_problems_in_one_message():
     problem = qemu_binfmt_input_problem(config(arches=["pdp11"]), redhat)
     assert problem.startswith("Unknown architecture(s) pdp11")
     assert problem.endswith("not Fedora.")
+
+
+@pytest.mark.parametrize("mode, host, runtime, expected", [
+    ("yes", "x86_64", "linux/amd64", True), (True, "x86_64", "linux/amd64", True),
+    ("auto", "aarch64", "linux/amd64", True), ("AUTO", "x86_64", "linux/amd64", False),
+    ("auto", "arm64", "linux/arm64", False), ("no", "aarch64", "linux/amd64", False), (False, "aarch64", "linux/amd64", False),
+])
+def test_enabled_follows_the_mode_and_the_runtime_platform(mode, host, runtime, expected):
+    assert qemu_binfmt_enabled(mode, host, runtime) is expected
+
+
+def test_mode_is_one_word():
+    assert [qemu_binfmt_mode(value) for value in (True, False, "Auto", "no")] == ["yes", "no", "auto", "no"]
