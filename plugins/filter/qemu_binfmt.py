@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: aisbench maintainers
 # Apache License 2.0
-"""The qemu_binfmt role's decisions: its input check (every problem, as one message), the mode and whether it registers."""
+"""The qemu_binfmt role's decisions: its input check (every problem, as one message), the mode, whether it registers
+and what it reports."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -93,7 +94,30 @@ def qemu_binfmt_input_problem(config, facts):
     return " ".join(problems)
 
 
+def qemu_binfmt_check(config, facts):
+    """The input check and, when it passes, what the role does: {'problem': '', 'note': ...}.
+
+    The note is what the role reports on success (the reason nothing is registered, when that is so), so that a
+    no-change run shows it without a task of its own.
+    """
+    problem = qemu_binfmt_input_problem(config, facts)
+    if problem:
+        return {"problem": problem, "note": ""}
+    mode = qemu_binfmt_mode(config.get("mode"))
+    host = arch_utils.qemu_arch(facts.get("architecture"))
+    if config.get("state") == "absent":
+        note = "qemu_binfmt_state is absent: unregistering the handlers this role registered"
+    elif qemu_binfmt_enabled(mode, host, config.get("runtime_platform")):
+        note = "registering handlers for foreign architectures on this %s host" % host
+    elif mode == "no":
+        note = "qemu_binfmt_mode is no: nothing registered"
+    else:
+        note = ("qemu_binfmt_mode is auto and the host (%s) runs the runtime image (%s) natively: nothing registered"
+                % (host, config.get("runtime_platform")))
+    return {"problem": "", "note": note}
+
+
 class FilterModule(object):
     def filters(self):
         return {"qemu_binfmt_input_problem": qemu_binfmt_input_problem, "qemu_binfmt_mode": qemu_binfmt_mode,
-                "qemu_binfmt_enabled": qemu_binfmt_enabled}
+                "qemu_binfmt_enabled": qemu_binfmt_enabled, "qemu_binfmt_check": qemu_binfmt_check}

@@ -3,7 +3,7 @@
 import pytest
 
 from ansible_collections.aisbench.agent_runtime.plugins.filter.qemu_binfmt import (
-    qemu_binfmt_enabled, qemu_binfmt_input_problem, qemu_binfmt_mode)
+    qemu_binfmt_check, qemu_binfmt_enabled, qemu_binfmt_input_problem, qemu_binfmt_mode)
 
 DEBIAN_X86 = {"architecture": "x86_64", "os_family": "Debian", "distribution": "Debian"}
 
@@ -77,3 +77,18 @@ def test_enabled_follows_the_mode_and_the_runtime_platform(mode, host, runtime, 
 
 def test_mode_is_one_word():
     assert [qemu_binfmt_mode(value) for value in (True, False, "Auto", "no")] == ["yes", "no", "auto", "no"]
+
+
+def test_check_reports_why_nothing_is_registered():
+    assert qemu_binfmt_check(config(), DEBIAN_X86) == {
+        "problem": "",
+        "note": "qemu_binfmt_mode is auto and the host (x86_64) runs the runtime image (linux/amd64) natively: nothing registered"}
+    assert qemu_binfmt_check(config(mode=False), DEBIAN_X86)["note"] == "qemu_binfmt_mode is no: nothing registered"
+    assert qemu_binfmt_check(config(mode="yes"), DEBIAN_X86)["note"].startswith("registering handlers")
+    assert qemu_binfmt_check(config(state="absent"), DEBIAN_X86)["note"].startswith("qemu_binfmt_state is absent")
+
+
+def test_check_carries_the_problem_and_no_note():
+    result = qemu_binfmt_check(config(arches=["pdp11"]), DEBIAN_X86)
+    assert result["problem"].startswith("Unknown architecture(s) pdp11")
+    assert result["note"] == ""
