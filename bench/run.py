@@ -614,7 +614,12 @@ def _fleet_bound(fleet):
                 hosts_last, used_last, cpu_last["controller"], cpu_last["targets"], used_first,
                 cpu_first["controller"], cpu_first["targets"], hosts_first, "" if hosts_first == 1 else "s", cpus,
                 hosts_last, floor, floor / first["seconds"], hosts_first, _seconds(first["seconds"]),
-                cpu_last["targets"] / hosts_last, cpu_last["controller"], cpu_last["controller"] / hosts_last), ""]
+                cpu_last["targets"] / hosts_last, cpu_last["controller"], cpu_last["controller"] / hosts_last),
+            "The bare facts play, which does nothing but connect, become and gather facts, scales the same way here: "
+            "%s on %d target%s against %s on %d (%.2fx)." % (
+                _seconds(fleet["rows"][-1]["facts_seconds"]), hosts_last, "" if hosts_last == 1 else "s",
+                _seconds(fleet["rows"][0]["facts_seconds"]), hosts_first,
+                fleet["rows"][-1]["facts_seconds"] / fleet["rows"][0]["facts_seconds"]), ""]
 
 
 def _render_fleet(fleet):
