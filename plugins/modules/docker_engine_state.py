@@ -17,8 +17,9 @@ description:
   - The installed version of each package in O(packages) (C(dpkg-query)); whether C(dockerd) exists and can validate a
     config file (C(dockerd --help) names C(--validate)); the checksum, mode and owner of O(daemon_json_path) and whether
     its directory exists; the backups earlier releases left next to it (C(daemon.json.PID.DATE@TIME~)); the service's
-    C(ActiveState) and C(UnitFileState) (C(systemctl show)); when the service is active, C(docker info) as JSON; and
-    the C(Id) and labels of each image in O(images) (C(docker image inspect)).
+    C(ActiveState) and C(UnitFileState) (C(systemctl show)); when the service is active, C(docker info) as JSON;
+    the C(Id) and labels of each image in O(images) (C(docker image inspect)); and the members of group O(group)
+    (the group database, no command).
   - Also reports whether it ran in check mode, as set on the task, block, role or play (C(ansible_check_mode) sees
     only C(--check)), so a role needs no extra task to find out.
 author: aisbench maintainers (!UNKNOWN)
@@ -52,6 +53,10 @@ options:
     type: list
     elements: str
     default: []
+  group:
+    description: A group whose members to report (RV(group_members)), e.g. C(docker); none when not set.
+    type: str
+    version_added: 0.2.0
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - aisbench.agent_runtime.attributes
@@ -106,15 +111,25 @@ images:
   returned: always
   type: dict
   sample: {"aisbench/agent-runtime:0.25.0": {"Id": "sha256:4f1c...", "Labels": {"org.aisbench.runtime.hash": "9d2e..."}}}
+group_members:
+  description: >-
+    The users in O(group): its listed members and the users whose primary group it is, sorted; null when O(group) is
+    not set or the group does not exist.
+  returned: always
+  type: list
+  elements: str
+  sample: [alice, bench]
 check_mode:
   description: Whether the module ran in check mode.
   returned: always
   type: bool
 """
 
+import grp
 import hashlib
 import json
 import os
+import pwd
 import re
 import stat
 
@@ -199,6 +214,19 @@ def image_identities(module, docker, refs):
     return found
 
 
+def group_members(name):
+    """Sorted members of group name (listed ones and those whose primary group it is), None when it does not exist."""
+    if not name:
+        return None
+    try:
+        group = grp.getgrnam(name)
+    except KeyError:
+        return None
+    members = set(group.gr_mem)
+    members.update(user.pw_name for user in pwd.getpwall() if user.pw_gid == group.gr_gid)
+    return sorted(members)
+
+
 def engine_info(module, docker, service):
     if service["active_state"] != "active" or not docker:
         return None
@@ -221,6 +249,7 @@ def main():
             docker_host=dict(type="str"),
             engine_info=dict(type="bool", default=True),
             images=dict(type="list", elements="str", default=[]),
+            group=dict(type="str"),
         ),
         supports_check_mode=True,
     )
@@ -238,6 +267,7 @@ def main():
         service=service,
         info=engine_info(module, docker, service) if params["engine_info"] else None,
         images=image_identities(module, docker, params["images"]),
+        group_members=group_members(params["group"]),
         check_mode=module.check_mode,
     )
 
