@@ -58,4 +58,6 @@ class ActionModule(ActionBase):
         if result["failed_required"]:
             host = task_vars.get("inventory_hostname", "the host")
             result.update(failed=True, msg=pf.required_failure(host, result["checks"], result["failed_required"], names))
+            # A failed task sets no facts; leaving them out keeps the failure's output to the checks.
+            result.pop("ansible_facts", None)
         return result

@@ -201,7 +201,7 @@ elapsed:
   type: float
 ansible_facts:
   description: The facts of O(gather_subset), as C(ansible.builtin.setup) returns them; empty without O(gather_subset).
-  returned: always
+  returned: unless a required check failed (a failed task sets no facts)
   type: dict
 """
 

@@ -131,6 +131,7 @@ def test_the_action_fails_the_host_on_a_failed_required_check_with_the_table():
     result = plugin.run(task_vars={"inventory_hostname": "h1"})
     assert len(calls) == 1 and calls[0]["module_args"]["controller_time"] > 0
     assert result["failed"] is True and result["failed_required"] == ["disk"]
+    assert "ansible_facts" not in result
     first, table = result["msg"].split("\n", 1)
     assert first == ("Required preflight checks failed on h1: disk (1.0 GiB free, need >= 20 GiB). Fix the host, or drop"
                      " the check from preflight_required_checks.")
