@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: aisbench maintainers
 # Apache License 2.0
-"""Controller side of preflight_checks: brackets the module's round trip with the controller's clock.
+"""Controller side of preflight_checks: checks the input, brackets the round trip with the controller's clock,
+and fails the task when a required check failed.
 
 The target reads its clock when the module starts. The controller's clock at that moment lies between
 the time this plugin sent the task and the time the result came back minus the module's own run time,
@@ -28,6 +29,14 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         del tmp
+        task_vars = task_vars or {}
+        # The same rules as the module, before the round trip: bad input fails without touching the host.
+        dummy, params = self.validate_argument_spec(pf.ARGUMENT_SPEC)
+        names = params["input_names"] or {}
+        problems = pf.input_problems(params, names)
+        if problems:
+            result.update(failed=True, msg=" ".join(problem + "." for problem in problems))
+            return result
         module_args = dict(self._task.args)
         try:
             before = time.time()
@@ -41,10 +50,14 @@ class ActionModule(ActionBase):
             return result
         clock = result["by_name"].get("clock") or {}
         max_skew = (clock.get("details") or {}).get("max_skew_seconds")
-        if clock.get("status") == pf.SKIP or max_skew is None:
-            return result
-        measured = pf.check_clock(max_skew, result["target_time"], before, after - float(result.get("elapsed") or 0.0))
-        checks, failed_required, summary = pf.replace_check(result["checks"], measured)
-        result.update(checks=checks, by_name=dict((item["name"], item) for item in checks), failed_required=failed_required,
-                      summary=summary)
+        if clock.get("status") != pf.SKIP and max_skew is not None:
+            measured = pf.check_clock(max_skew, result["target_time"], before, after - float(result.get("elapsed") or 0.0))
+            checks, failed_required, summary = pf.replace_check(result["checks"], measured)
+            result.update(checks=checks, by_name=dict((item["name"], item) for item in checks),
+                          failed_required=failed_required, summary=summary)
+        if result["failed_required"]:
+            host = task_vars.get("inventory_hostname", "the host")
+            result.update(failed=True, msg=pf.required_failure(host, result["checks"], result["failed_required"], names))
+            # A failed task sets no facts; leaving them out keeps the failure's output to the checks.
+            result.pop("ansible_facts", None)
         return result

@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - Python 2 is not supported on targets
     http_client = None
     urlsplit = None
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import docker_host_problem
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import docker_host_problem, http_url_problem
 
 PASS = "PASS"
 FAIL = "FAIL"
@@ -371,6 +371,76 @@ def format_table(results):
 
 
 # ---------------------------------------------------------------- input checks
+
+# The module's options: the module and the action plugin (which checks the input before the round trip) share them.
+ARGUMENT_SPEC = dict(
+    checks=dict(type="list", elements="str", choices=list(CHECK_NAMES), default=list(CHECK_NAMES)),
+    required=dict(type="list", elements="str", choices=list(CHECK_NAMES), default=[]),
+    commands=dict(type="list", elements="str", default=[]),
+    supported_architectures=dict(type="list", elements="str", default=["x86_64", "aarch64"]),
+    supported_os=dict(type="list", elements="str", default=["debian-12", "debian-13", "ubuntu-22.04", "ubuntu-24.04"]),
+    python_min_version=dict(type="str", default="3.9"),
+    disk_path=dict(type="path", default="/var/lib/docker"),
+    disk_min_free_gb=dict(type="float", default=20),
+    docker_host=dict(type="str", default="unix:///var/run/docker.sock"),
+    docker_expected=dict(type="bool", default=False),
+    docker_timeout=dict(type="float", default=5),
+    registry_mirrors=dict(type="list", elements="str", default=[]),
+    registry_timeout=dict(type="float", default=5),
+    registry_validate_certs=dict(type="bool", default=True),
+    gpu_min_count=dict(type="int", default=0),
+    cuda_check=dict(type="bool", default=False),
+    cuda_timeout=dict(type="int", default=60),
+    nvidia_smi=dict(type="str", default="nvidia-smi"),
+    clock_max_skew=dict(type="float", default=5),
+    gather_subset=dict(type="list", elements="str", default=[]),
+    gather_timeout=dict(type="int", default=10),
+    input_names=dict(type="dict", default={}),
+    controller_time=dict(type="float"),
+)
+
+# What `setup` always collects with the subset `min` (the minimal_gather_subset of ansible/modules/setup.py, which the
+# fact collector API takes as an argument; tests/unit/test_preflight_facts.py keeps the two equal).
+MINIMAL_GATHER_SUBSET = frozenset(["apparmor", "caps", "cmdline", "date_time", "distribution", "dns", "env", "fips", "local",
+                                   "lsb", "pkg_mgr", "platform", "python", "selinux", "service_mgr", "ssh_pub_keys", "user"])
+
+_DOTTED_VERSION = re.compile(r"[0-9]+(\.[0-9]+)*\Z")
+
+
+def input_problems(params, names=None):
+    """What the argument spec cannot catch in the (coerced) options, one '<name>: <value> <why>' each.
+
+    names maps an option to the name the caller knows it by (the role passes its variables' names).
+    """
+    names = names or {}
+    problems = []
+
+    def problem(option, value, why):
+        problems.append("%s: %s %s" % (names.get(option) or option, value, why))
+
+    mirrors = [url for url in params.get("registry_mirrors") or [] if http_url_problem(url)]
+    if mirrors:
+        problem("registry_mirrors", [str(url) for url in mirrors],
+                "are not http:// or https:// base URLs (no query, fragment or credentials)")
+    if docker_host_problem(params["docker_host"], ("unix", "tcp")):
+        problem("docker_host", params["docker_host"], "is neither unix:///path nor tcp://host:port")
+    if not _DOTTED_VERSION.match(str(params["python_min_version"])):
+        problem("python_min_version", params["python_min_version"], "is not a dotted version like 3.9")
+    for option, minimum, why in (("disk_min_free_gb", 0, "must be >= 0"), ("gpu_min_count", 0, "must be >= 0")):
+        if params[option] < minimum:
+            problem(option, params[option], why)
+    for option in ("clock_max_skew", "docker_timeout", "registry_timeout", "cuda_timeout", "gather_timeout"):
+        if params[option] <= 0:
+            problem(option, params[option], "must be > 0")
+    return problems
+
+
+def required_failure(host, results, failed_required, names=None):
+    """The message that fails a host whose required checks failed: the checks with their reasons, then the table."""
+    by_name = dict((item["name"], item) for item in results)
+    return "Required preflight checks failed on %s: %s. Fix the host, or drop the check from %s.\n%s" % (
+        host, "; ".join("%s (%s)" % (name, by_name[name]["reason"]) for name in failed_required),
+        (names or {}).get("required") or "required", "\n".join(format_table(results)))
 
 
 def parse_docker_host(docker_host):

@@ -13,11 +13,14 @@ short_description: Read-only acceptance checks of an agent-benchmark host in one
 version_added: 0.1.0
 description:
   - Runs the selected checks on the target and reports each as C(PASS), C(FAIL) or C(SKIP) with a reason.
-  - Never changes the host and never fails because a check failed; it returns C(failed_required), the
-    failed checks listed in O(required), and the caller decides (role C(aisbench.agent_runtime.preflight) fails the host).
+  - Never changes the host. The task fails when a check listed in O(required) is C(FAIL), naming those checks with
+    their reasons and showing the table; the result (RV(failed_required), RV(by_name), ...) is returned either way.
+  - With O(gather_subset) it also returns, in the same round trip, the facts C(ansible.builtin.setup) gathers for
+    those subsets (the same Ansible fact collectors), so a play can do without its own fact gathering.
   - Checks are C(commands), C(architecture), C(os_release), C(python), C(disk), C(binfmt_misc), C(docker),
     C(registry_mirrors), C(gpu), C(cuda) and C(clock).
-  - The action plugin of the same name reads the controller's clock before and after the round trip for the C(clock) check.
+  - The action plugin of the same name checks the options before the round trip, reads the controller's clock
+    before and after it for the C(clock) check, and fails the task when a required check failed.
 author: aisbench maintainers (!UNKNOWN)
 options:
   checks:
@@ -108,6 +111,23 @@ options:
     description: Largest accepted offset (seconds) between the target's clock and the controller's.
     type: float
     default: 5
+  gather_subset:
+    description:
+      - Fact subsets to gather as C(ansible.builtin.setup) does with the same O(ansible.builtin.setup#module:gather_subset),
+        e.g. V([min, virtual]); returned as RV(ansible_facts). Empty gathers none.
+    type: list
+    elements: str
+    default: []
+  gather_timeout:
+    description: Seconds each fact collector may take, as for C(ansible.builtin.setup).
+    type: int
+    default: 10
+  input_names:
+    description:
+      - Names to show for the options in error messages (option name -> name), e.g. the variables of a role that
+        passes them. Options not listed are shown by their own name.
+    type: dict
+    default: {}
   controller_time:
     description:
       - The controller's clock (epoch seconds) when the task started. Set by the action plugin; leave it out.
@@ -125,6 +145,7 @@ EXAMPLES = r"""
     disk_min_free_gb: 50
     registry_mirrors: [https://mirror.example.internal]
     required: [architecture, os_release, disk]
+    gather_subset: [min, virtual]  # the facts later plays read, in the same round trip
   register: preflight
 
 - name: Count GPUs and prove CUDA works
@@ -178,6 +199,10 @@ elapsed:
   description: Seconds the module took after reading target_time (the action plugin subtracts it).
   returned: always
   type: float
+ansible_facts:
+  description: The facts of O(gather_subset), as C(ansible.builtin.setup) returns them; empty without O(gather_subset).
+  returned: unless a required check failed (a failed task sets no facts)
+  type: dict
 """
 
 import os
@@ -190,34 +215,34 @@ _TARGET_TIME = time.time()
 _STARTED = time.monotonic() if hasattr(time, "monotonic") else time.time()
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.facts import ansible_collector, default_collectors
+from ansible.module_utils.facts.collector import CollectorNotFoundError, CycleFoundInFactDeps, UnresolvedFactDep
+from ansible.module_utils.facts.namespace import PrefixFactNamespace
 from ansible.module_utils.urls import open_url
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import preflight as pf
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import http_url_problem
 
 
 def _validate(module):
-    params = module.params
+    problems = pf.input_problems(module.params, module.params["input_names"])
+    if problems:
+        module.fail_json(msg=" ".join(problem + "." for problem in problems))
+
+
+def _gather_facts(module):
+    """The facts `setup` returns for gather_subset, from Ansible's own fact collectors; {} for no subset."""
+    if not module.params["gather_subset"]:
+        return {}
     try:
-        pf.parse_version(params["python_min_version"])
-    except ValueError as exc:
-        module.fail_json(msg="python_min_version: %s" % exc)
-    for url in params["registry_mirrors"]:
-        problem = http_url_problem(url)
-        if problem:
-            module.fail_json(msg="registry_mirrors: %r %s" % (url, problem))
-    try:
-        pf.parse_docker_host(params["docker_host"])
-    except ValueError as exc:
-        module.fail_json(msg="docker_host: %s" % exc)
-    if params["disk_min_free_gb"] < 0:
-        module.fail_json(msg="disk_min_free_gb: %r must be >= 0" % params["disk_min_free_gb"])
-    if params["clock_max_skew"] <= 0:
-        module.fail_json(msg="clock_max_skew: %r must be > 0" % params["clock_max_skew"])
-    if params["gpu_min_count"] < 0:
-        module.fail_json(msg="gpu_min_count: %r must be >= 0" % params["gpu_min_count"])
-    for name in ("registry_timeout", "docker_timeout", "cuda_timeout"):
-        if params[name] <= 0:
-            module.fail_json(msg="%s: %r must be > 0" % (name, params[name]))
+        collector = ansible_collector.get_ansible_collector(
+            all_collector_classes=default_collectors.collectors,
+            namespace=PrefixFactNamespace(namespace_name="ansible", prefix="ansible_"),
+            filter_spec=[],
+            gather_subset=module.params["gather_subset"],
+            gather_timeout=module.params["gather_timeout"],
+            minimal_gather_subset=pf.MINIMAL_GATHER_SUBSET)
+    except (TypeError, CollectorNotFoundError, CycleFoundInFactDeps, UnresolvedFactDep) as exc:
+        module.fail_json(msg="gather_subset: %s" % exc)
+    return collector.collect(module=module)
 
 
 def _run_check(module, name):
@@ -255,33 +280,12 @@ def _run_check(module, name):
 
 
 def main():
-    names = list(pf.CHECK_NAMES)
     module = AnsibleModule(
-        argument_spec=dict(
-            checks=dict(type="list", elements="str", choices=names, default=names),
-            required=dict(type="list", elements="str", choices=names, default=[]),
-            commands=dict(type="list", elements="str", default=[]),
-            supported_architectures=dict(type="list", elements="str", default=["x86_64", "aarch64"]),
-            supported_os=dict(type="list", elements="str", default=["debian-12", "debian-13", "ubuntu-22.04", "ubuntu-24.04"]),
-            python_min_version=dict(type="str", default="3.9"),
-            disk_path=dict(type="path", default="/var/lib/docker"),
-            disk_min_free_gb=dict(type="float", default=20),
-            docker_host=dict(type="str", default="unix:///var/run/docker.sock"),
-            docker_expected=dict(type="bool", default=False),
-            docker_timeout=dict(type="float", default=5),
-            registry_mirrors=dict(type="list", elements="str", default=[]),
-            registry_timeout=dict(type="float", default=5),
-            registry_validate_certs=dict(type="bool", default=True),
-            gpu_min_count=dict(type="int", default=0),
-            cuda_check=dict(type="bool", default=False),
-            cuda_timeout=dict(type="int", default=60),
-            nvidia_smi=dict(type="str", default="nvidia-smi"),
-            clock_max_skew=dict(type="float", default=5),
-            controller_time=dict(type="float"),
-        ),
+        argument_spec=pf.ARGUMENT_SPEC,
         supports_check_mode=True,
     )
     _validate(module)
+    facts = _gather_facts(module)
     selected = set(module.params["checks"])
     results = []
     for name in pf.CHECK_NAMES:
@@ -304,6 +308,7 @@ def main():
         target_time=_TARGET_TIME,
         elapsed=now - _STARTED,
         architecture=platform_module.machine(),
+        ansible_facts=facts,
     )
 
 

@@ -162,7 +162,9 @@ PLAYBOOK = """
         disk_min_free_gb: 0
         registry_mirrors: ["{mirror}"]
         required: [commands, disk]
+        gather_subset: [min]
       register: report
+      ignore_errors: true
     - name: keep
       ansible.builtin.copy:
         content: "{{{{ report | to_json }}}}"
@@ -186,7 +188,10 @@ def test_module_and_action_plugin_end_to_end(tmp_path, http_server, check_mode):
     assert completed.returncode == 0, completed.stdout
     report = json.loads(out.read_text())
     assert report["changed"] is False
-    assert report["failed_required"] == ["commands"]
+    # A required check failed: the task failed, naming it, with the table; the report is complete all the same.
+    assert report["failed"] is True and report["failed_required"] == ["commands"]
+    assert report["msg"].startswith("Required preflight checks failed on localhost: commands (missing: aisbench-no-such-command).")
+    assert "ansible_facts" not in report  # a failed task sets none
     by_name = report["by_name"]
     assert by_name["commands"]["details"]["missing"] == ["aisbench-no-such-command"]
     assert by_name["disk"]["details"]["probed_path"] == str(tmp_path)
