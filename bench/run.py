@@ -513,9 +513,11 @@ def _cpu_note(part):
     extra = (rerun["cpu_seconds"].get("controller") or 0) - ((facts.get("cpu_seconds") or {}).get("controller") or 0)
     if "tasks_skipped" in rerun and tasks and extra > 0:
         note += (": the controller's CPU beyond the facts play's, %.1f s for the %d tasks the rerun ran (%d ok, %d "
-                 "skipped), is %.2f s a task: ansible-core's own work per task and host (a worker process, the task's "
-                 "variables and templates, the result and the callbacks), which no change of the roles' modules "
-                 "removes, only fewer tasks" % (extra, tasks, rerun["tasks_ok"], rerun["tasks_skipped"], extra / tasks))
+                 "skipped), is %.2f s a task. Profiled (cProfile in the worker processes), it is ansible-core's own "
+                 "work: a worker process per task and host that loads the connection plugin's settings and compiles "
+                 "the task's Jinja afresh (nothing is shared between workers), each module's payload built once per "
+                 "run (preflight_checks with the fact collectors, like setup's, and docker_engine_state), the "
+                 "results and the callbacks" % (extra, tasks, rerun["tasks_ok"], rerun["tasks_skipped"], extra / tasks))
     return note + "; "
 
 

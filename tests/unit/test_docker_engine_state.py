@@ -3,18 +3,11 @@ reads instead of running the user module for every docker_engine_users entry on 
 
 import collections
 import grp
-import json
 import os
 import pwd
-import subprocess
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COLLECTIONS = os.path.join(ROOT, ".cache", "collections")
-if COLLECTIONS not in sys.path:
-    sys.path.insert(0, COLLECTIONS)
-
-from ansible_collections.aisbench.agent_runtime.plugins.modules import docker_engine_state  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.modules import docker_engine_state
+from local_play import run_tasks
 
 Group = collections.namedtuple("Group", "gr_name gr_passwd gr_gid gr_mem")
 User = collections.namedtuple("User", "pw_name pw_passwd pw_uid pw_gid pw_gecos pw_dir pw_shell")
@@ -45,13 +38,7 @@ def test_group_members_is_none_without_the_group_or_when_not_asked(monkeypatch):
     assert docker_engine_state.group_members("") is None
 
 
-PLAY = """
-- hosts: localhost
-  connection: local
-  gather_facts: false
-  vars:
-    ansible_python_interpreter: "{python}"
-  tasks:
+TASKS = """
     - name: Read with the group of this process
       aisbench.agent_runtime.docker_engine_state: {{group: "{group}", engine_info: false, daemon_json_path: "{missing}"}}
       register: with_group
@@ -62,27 +49,14 @@ PLAY = """
     - name: Read without a group
       aisbench.agent_runtime.docker_engine_state: {{engine_info: false, daemon_json_path: "{missing}"}}
       register: not_asked
-    - name: Report
-      ansible.builtin.copy:
-        content: "{{{{ {{'with_group': with_group, 'without_group': without_group, 'not_asked': not_asked}} | to_json }}}}"
-        dest: "{out}"
-        mode: "0644"
 """
 
 
 def test_group_members_for_real_over_the_local_connection(tmp_path):
     group = grp.getgrgid(os.getgid())
     me = pwd.getpwuid(os.getuid()).pw_name
-    out = tmp_path / "results.json"
-    playbook = tmp_path / "play.yml"
-    playbook.write_text(PLAY.format(python=sys.executable, group=group.gr_name, missing=tmp_path / "etc" / "daemon.json",
-                                    out=out))
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_COLLECTIONS_PATH=COLLECTIONS,
-               ANSIBLE_HOME=str(tmp_path / "ansible-home"), ANSIBLE_LOCAL_TEMP=str(tmp_path / "local-tmp"))
-    run = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
-                          str(playbook)], env=env, capture_output=True, text=True, check=False)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    results = json.loads(out.read_text())
+    results = run_tasks(tmp_path, TASKS.format(group=group.gr_name, missing=tmp_path / "etc" / "daemon.json"),
+                        ["with_group", "without_group", "not_asked"])
 
     members = results["with_group"]["group_members"]
     assert me in members and members == sorted(set(members))  # my primary group lists me

@@ -1,21 +1,13 @@
 """file_bundle: the action plugin and module for real with ansible-playbook over the local connection (the
 docker_engine scenario sends its offline .deb files with it over community.docker.docker)."""
 
-import json
 import os
 import stat
-import subprocess
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from local_play import run_tasks
 
-PLAY = """
-- hosts: localhost
-  connection: local
-  gather_facts: false
-  vars:
-    ansible_python_interpreter: "{python}"
-  tasks:
+
+TASKS = """
     - name: Send two files from two directories
       aisbench.agent_runtime.file_bundle: {{src: ["{one}", "{two}"], dest: "{dest}"}}
       register: first
@@ -34,11 +26,6 @@ PLAY = """
       aisbench.agent_runtime.file_bundle: {{src: ["{one}"], dest: "{dest}/missing"}}
       register: no_dest
       ignore_errors: true
-    - name: Report
-      ansible.builtin.copy:
-        content: "{{{{ {{'first': first, 'second': second, 'checked': checked, 'clash': clash, 'no_dest': no_dest}} | to_json }}}}"
-        dest: "{out}"
-        mode: "0644"
 """
 
 
@@ -53,16 +40,8 @@ def test_file_bundle_for_real_over_the_local_connection(tmp_path):
     same_name.write_bytes(b"other\n")
     dest = tmp_path / "dest"
     dest.mkdir()
-    out = tmp_path / "results.json"
-    playbook = tmp_path / "play.yml"
-    playbook.write_text(PLAY.format(python=sys.executable, one=one, two=two, same_name=same_name, dest=dest, out=out))
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".cache", "collections"),
-               ANSIBLE_HOME=str(tmp_path / "ansible-home"), ANSIBLE_LOCAL_TEMP=str(tmp_path / "local-tmp"))
-    run = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
-                          str(playbook)], env=env, capture_output=True, text=True, check=False)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    results = json.loads(out.read_text())
+    results = run_tasks(tmp_path, TASKS.format(one=one, two=two, same_name=same_name, dest=dest),
+                        ["first", "second", "checked", "clash", "no_dest"])
 
     assert results["first"]["changed"] and sorted(results["first"]["written"]) == [one.name, two.name]
     assert results["first"]["sent_bytes"] > 300000

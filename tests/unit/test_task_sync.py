@@ -1,17 +1,14 @@
 """task_sync: the manifest, digest, archive and swap (module_utils), then the action plugin and module for real with
 ansible-playbook over the local connection (the bench runs it over community.docker.docker, e2e's nightly too)."""
 
-import json
 import os
 import stat
-import subprocess
-import sys
 import tarfile
 
 import pytest
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import task_sync as ts
+from local_play import run_tasks
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def make_tree(root):
@@ -109,13 +106,7 @@ def test_swap_replaces_the_destination_and_leaves_no_old_tree(tmp_path):
     assert sorted(os.listdir(str(tmp_path))) == ["tasks"]
 
 
-PLAY = """
-- hosts: localhost
-  connection: local
-  gather_facts: false
-  vars:
-    ansible_python_interpreter: "{python}"
-  tasks:
+TASKS = """
     - name: First sync
       aisbench.agent_runtime.task_sync: {{src: "{src}", dest: "{dest}"}}
       register: first
@@ -137,27 +128,14 @@ PLAY = """
       aisbench.agent_runtime.task_sync: {{src: "{src}", dest: "relative/tasks"}}
       register: bad
       ignore_errors: true
-    - name: Report
-      ansible.builtin.copy:
-        content: "{{{{ {{'first': first, 'second': second, 'checked': checked, 'third': third, 'bad': bad}} | to_json }}}}"
-        dest: "{out}"
-        mode: "0644"
 """
 
 
 def test_task_sync_for_real_over_the_local_connection(tmp_path):
     src = make_tree(tmp_path / "src")
     dest = tmp_path / "target" / "tasks"
-    out = tmp_path / "results.json"
-    playbook = tmp_path / "play.yml"
-    playbook.write_text(PLAY.format(python=sys.executable, src=src, dest=dest, out=out))
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".cache", "collections"),
-               ANSIBLE_HOME=str(tmp_path / "ansible-home"), ANSIBLE_LOCAL_TEMP=str(tmp_path / "local-tmp"))
-    run = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
-                          str(playbook)], env=env, capture_output=True, text=True, check=False)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    results = json.loads(out.read_text())
+    results = run_tasks(tmp_path, TASKS.format(src=src, dest=dest),
+                        ["first", "second", "checked", "third", "bad"])
 
     assert results["first"]["changed"] and results["first"]["sent_bytes"] > 0 and results["first"]["files"] == 5
     assert results["second"]["changed"] is False and results["second"]["sent_bytes"] == 0
