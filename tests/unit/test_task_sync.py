@@ -10,7 +10,6 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils import task
 from local_play import run_tasks
 
 
-
 def make_tree(root):
     (root / "hello" / "tests").mkdir(parents=True)
     (root / "hello" / "task.toml").write_text("version = '1.0'\n")
