@@ -571,8 +571,9 @@ def _render_single(single):
             _measured(part)))
     out += ["", "Ratios in the last column are to the bare fact-gathering play of the first rows (default settings); "
             "a Mitogen row's own facts play is shown next to it. The warm fact cache row: a facts play filled a "
-            "jsonfile cache first, then site.yml ran with `gathering = smart`, so its provisioning play gathered no "
-            "facts at all (it reads them from the cache); the plain rerun above it gathers them.", ""]
+            "jsonfile cache first, then site.yml ran with `gathering = smart`. site.yml's provisioning play gathers no "
+            "facts of its own either way (the preflight play returns them in its one round trip), so a cache has "
+            "nothing to save there.", ""]
     out += [note + "\n" for note in notes]
     roles = {}
     for connection, part in single.items():
@@ -702,8 +703,9 @@ def _render_settings(single, fleet):
     if cache:
         out.append("- **Fact caching** (`[defaults] gathering = smart`, `fact_caching = jsonfile`, `fact_caching_connection "
                    "= DIR`, `fact_caching_timeout`): with a warm cache the one-target SSH rerun took %s instead of %s "
-                   "(%.1fx the plain facts play instead of %.1fx): its provisioning play gathered no facts. The facts "
-                   "are then as old as the cache (`fact_caching_timeout`, or `--flush-cache`): a host whose release, "
+                   "(%.1fx the plain facts play instead of %.1fx): site.yml needs no cache, its preflight play "
+                   "returns the facts the roles read in the round trip it makes anyway. With a cache, facts "
+                   "are as old as the cache (`fact_caching_timeout`, or `--flush-cache`): a host whose release, "
                    "architecture or virtualization changed needs a flush. The collection's ansible.cfg leaves it off "
                    "(Molecule reuses instance names, whose cached facts would be another container's)." % (
                        _seconds(cache["rerun_seconds"]), _seconds(ssh["rerun_seconds"]),
@@ -850,9 +852,9 @@ def render_markdown(results):
         "on real hosts the targets' work runs on their own CPUs and only the controller's share grows. "
         "**machine CPU busy** is the whole machine's CPU time (root cgroup, other checkouts' work included) over "
         "2 cores × the wall time.",
-        "- **site.yml's facts**: its provisioning play gathers the `min` and `virtual` subsets only (what the roles "
-        "read); the facts play, the baseline, gathers ansible's default (all "
-        "subsets), as a bare play does.",
+        "- **site.yml's facts**: the preflight play's one module run (`preflight_checks`) also returns the `min` and "
+        "`virtual` subsets, what the roles read, from Ansible's own fact collectors; the provisioning play gathers "
+        "none of its own. The facts play, the baseline, gathers ansible's default (all subsets), as a bare play does.",
         "- **first run**: dominated by installing the .deb files and loading the runtime image into the target's "
         "engine; it depends on disk and network far more than on the collection.",
         "- **harbor_job_info time**: with `details: false` a finished job is summarized from Harbor's job-level "
