@@ -3,8 +3,8 @@
 # Apache License 2.0
 """The images a ``docker save`` archive holds, read from its manifest.json (standard library only).
 
-``docker save`` writes manifest.json at the top of the tar: one entry per image with its ``Config`` blob and
-``RepoTags``. The config blob's name is the image ID, in the legacy layout (``<id>.json``, Docker < 25) and in the
+``docker save`` writes manifest.json into the tar (at its end in the legacy layout): one entry per image with its
+``Config`` blob and ``RepoTags``. The config blob's name is the image ID, in the legacy layout (``<id>.json``, Docker < 25) and in the
 OCI one (``blobs/sha256/<id>``, Docker >= 25). tarfile seeks over the members of an uncompressed tar, so reading the
 manifest of a 1.2 GB archive takes milliseconds and no checksum of the whole file. Used by the image_archive filters
 on the controller and by the docker_engine_state module on the target.

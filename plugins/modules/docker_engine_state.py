@@ -130,8 +130,8 @@ group_members:
   sample: [alice, bench]
 archives:
   description: >-
-    Per path in O(archives): C(path), C(exists), C(images) (each with the image C(Id), the name of the archive's
-    config blob, and its C(RepoTags)) and C(error) (why an existing file could not be read, else null).
+    Per path in O(archives): C(path), C(exists), C(images) (each with the image C(Id), from the name of the
+    archive's config blob, and its C(RepoTags)) and C(error) (why an existing file could not be read, else null).
   returned: always
   type: dict
   sample:
