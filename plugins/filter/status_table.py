@@ -83,7 +83,7 @@ try:
 except ImportError:  # pragma: no cover - very old ansible-core
     to_text = str
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.fleet_report import text_table
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.text_table import text_table
 
 DEFAULT_COLUMNS = (
     ("host", "host"),

@@ -39,6 +39,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_resu
     per_completed,
     read_regular_file,
 )
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.text_table import text_table
 
 REPORT_FORMAT_VERSION = 2
 # Earlier reports still read as previous nights and history (their pass@1 left cancelled trials out).
@@ -970,23 +971,6 @@ def fmt_key_means(row):
 
 def _mean_seconds(timing):
     return timing["total_sec"] / timing["n"] if timing["n"] else None
-
-
-def text_table(headers, rows, right=(), missing="-"):
-    """Fixed-width text table (list of lines): header, dashes, rows; right-aligns the named columns."""
-    cells = [[missing if cell is None or cell == "" else " ".join(str(cell).split()) for cell in row] for row in rows]
-    widths = [len(h) for h in headers]
-    for row in cells:
-        for index, cell in enumerate(row):
-            widths[index] = max(widths[index], len(cell))
-
-    def line(values):
-        parts = []
-        for index, value in enumerate(values):
-            parts.append(value.rjust(widths[index]) if headers[index] in right else value.ljust(widths[index]))
-        return "  ".join(parts).rstrip()
-
-    return [line(headers), "  ".join("-" * width for width in widths)] + [line(row) for row in cells]
 
 
 def _spread(row):

@@ -144,6 +144,14 @@ check_mode:
   description: Whether the module ran in check mode.
   returned: always
   type: bool
+read:
+  description: >-
+    What this run was asked to read: C(packages), C(images), C(archives) and C(docker_host) (empty for the CLI's
+    default). A later task that reuses the result instead of a read of its own checks that it covers what it needs.
+  returned: always
+  type: dict
+  version_added: 0.2.0
+  sample: {packages: [docker.io, python3-requests], images: ["aisbench/agent-runtime:0.25.0"], archives: [], docker_host: ""}
 """
 
 import grp
@@ -293,6 +301,8 @@ def main():
         group_members=group_members(params["group"]),
         archives=dict((path, archive_state(path)) for path in params["archives"]),
         check_mode=module.check_mode,
+        read=dict(packages=params["packages"], images=params["images"], archives=params["archives"],
+                  docker_host=params["docker_host"] or ""),
     )
 
 
