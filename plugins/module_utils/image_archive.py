@@ -17,7 +17,6 @@ __metaclass__ = type
 import json
 import os
 import re
-import tarfile
 
 # manifest.json of a save holding hundreds of tags is a few KB; a larger member is not Docker's.
 MANIFEST_LIMIT = 4 * 1024 * 1024
@@ -37,6 +36,9 @@ def _image_id(config):
 
 def read_images(path):
     """[{"Id": "sha256:...", "RepoTags": [...]}] of the archive's manifest.json; ImageArchiveError when unreadable."""
+    # Imported here: the image_archive filter loads this module in every task that uses any filter of the collection.
+    import tarfile
+
     try:
         with tarfile.open(path, "r:*") as archive:
             try:
