@@ -515,9 +515,12 @@ def _cpu_note(part):
         note += (": the controller's CPU beyond the facts play's, %.1f s for the %d tasks the rerun ran (%d ok, %d "
                  "skipped), is %.2f s a task. Profiled (cProfile in the worker processes), it is ansible-core's own "
                  "work: a worker process per task and host that loads the connection plugin's settings and compiles "
-                 "the task's Jinja afresh (nothing is shared between workers), each module's payload built once per "
-                 "run (preflight_checks with the fact collectors, like setup's, and docker_engine_state), the "
-                 "results and the callbacks" % (extra, tasks, rerun["tasks_ok"], rerun["tasks_skipped"], extra / tasks))
+                 "the task's Jinja afresh, each reference to a templated variable again (nothing is shared between "
+                 "workers); in a task that uses any filter of the collection, every filter file of the collection, "
+                 "compiled from source (ansible-core's loader imports them all to find one filter, and writes no "
+                 ".pyc for collections); each module's payload built once per run (preflight_checks with the fact "
+                 "collectors, like setup's, and docker_engine_state), the results and the callbacks"
+                 % (extra, tasks, rerun["tasks_ok"], rerun["tasks_skipped"], extra / tasks))
     return note + "; "
 
 
@@ -845,7 +848,9 @@ def render_markdown(results):
         "play pays anyway. The rerun still checks everything (installed packages, daemon.json against the "
         "controller's render, the engine's state, the image, binfmt state) without changing anything: `changed` "
         "must be 0. docker_engine reads its whole state in one module run and runs the template, dockerd's "
-        "validation and the engine waits only when something differs.",
+        "validation and the engine waits only when something differs; that read also covers runtime_image's image "
+        "and archive, so runtime_image decides from it when docker_engine changed nothing. The rerun makes two "
+        "module runs on the target, the facts play one.",
         "- **per target**: with forks ≥ targets the hosts run in parallel, so the per-target time should fall as "
         "the fleet grows until the CPU is saturated: here the controller and every target share 2 cores, so the "
         "fleet rerun's wall time cannot fall below its CPU seconds (controller + targets, from the cgroups) over 2; "
