@@ -1,5 +1,5 @@
-"""docker_engine_state: the docker group's members (option group), which the docker_engine role's no-change decision
-reads instead of running the user module for every docker_engine_users entry on every run; and what a read covered
+"""docker_engine_state: whether the kernel enforces AppArmor (the two files dockerd reads); the docker group's members
+(option group), which the docker_engine role's no-change decision reads instead of running the user module for every docker_engine_users entry on every run; and what a read covered
 (return read), which runtime_image checks before it decides from docker_engine's read instead of a read of its own."""
 
 import collections
@@ -84,3 +84,23 @@ def test_group_members_for_real_over_the_local_connection(tmp_path):
                             "archives": [missing_tar], "docker_host": "unix:///nonexistent/docker.sock"}
     assert more["packages"] == {} and more["images"] == {"aisbench/no-such-image:1": None}
     assert more["archives"][missing_tar]["exists"] is False
+
+
+def _sys_tree(tmp_path, securityfs, enabled):
+    root = tmp_path / "sys"
+    if securityfs:
+        (root / "kernel/security/apparmor").mkdir(parents=True)
+    if enabled is not None:
+        (root / "module/apparmor/parameters").mkdir(parents=True)
+        (root / "module/apparmor/parameters/enabled").write_text(enabled + "\n")
+    return str(root)
+
+
+def test_apparmor_enabled_needs_both_files_dockerd_reads(tmp_path):
+    # As on Debian's arm64 kernel (the arm64 test host): securityfs lists apparmor and the module says Y.
+    assert docker_engine_state.apparmor_enabled(_sys_tree(tmp_path / "on", True, "Y")) is True
+    # Disabled on the command line (apparmor=0), not built in, or securityfs not mounted: dockerd skips profiles too.
+    assert docker_engine_state.apparmor_enabled(_sys_tree(tmp_path / "off", True, "N")) is False
+    assert docker_engine_state.apparmor_enabled(_sys_tree(tmp_path / "none", False, None)) is False
+    assert docker_engine_state.apparmor_enabled(_sys_tree(tmp_path / "nosecfs", False, "Y")) is False
+
