@@ -2,7 +2,8 @@
 # Build (or reuse) the arm64 test host's disk from Debian's arm64 packages: Debian 12, systemd, openssh-server,
 # python3, sudo and Debian's arm64 kernel; no Docker (docker_engine installs it, as on a bare host) and apt set to
 # skip Recommends (a minimal host: the docker_engine role must install what the engine needs itself).
-# Cached by content: the key hashes this script, lib.sh and the inputs below; a second run with the same key
+# Cached by content: the key hashes this script and the inputs below (not lib.sh, whose other settings do not
+# change the disk); a second run with the same key
 # prints the paths and builds nothing. Output (AISBENCH_ARM64_DIR):
 #   disk-<key>.qcow2, vmlinuz-<key>, initrd-<key>   the host (root on /dev/vda, direct kernel boot)
 #   id_ed25519(.pub)                                  the key of user "ops" (sudo without a password)
@@ -19,7 +20,7 @@ packages=systemd-sysv,udev,kmod,dbus,openssh-server,python3,python3-apt,sudo,ipr
 # qemu-user, and runs twice).
 initramfs_modules="virtio_pci virtio_blk virtio_net ext4"
 
-key=$(cat "$0" "$here/lib.sh" <(echo "$suite $packages $initramfs_modules $AISBENCH_ARM64_DISK_SIZE") | sha256sum | cut -c1-16)
+key=$(cat "$0" <(echo "$suite $packages $initramfs_modules $AISBENCH_ARM64_DISK_SIZE") | sha256sum | cut -c1-16)
 disk=$AISBENCH_ARM64_DIR/disk-$key.qcow2
 mkdir -p "$AISBENCH_ARM64_DIR"
 if [ -s "$disk" ] && [ -s "$AISBENCH_ARM64_DIR/vmlinuz-$key" ] && [ -s "$AISBENCH_ARM64_DIR/initrd-$key" ]; then

@@ -37,11 +37,13 @@ fi
 [ "$(docker image inspect -f '{{.Architecture}}' "$base")" = arm64 ] || { arm64_log "$base is not arm64"; exit 1; }
 
 start=$(date +%s)
+# Harbor's and the gateway's pip installs run under qemu-user here (about an hour each on 2 busy cores) and stay silent
+# for longer than the default build timeout. The Harbor version is pinned for the same reason: a new one rebuilds
+# both layers (docs/arm64.md).
 "$repo/.venv/bin/ansible-playbook" "$repo/tests/images/runtime-image.yml" \
   -e runtime_image_architecture=arm64 -e runtime_image_base="$base" -e runtime_image_tag="$tag" \
-  -e runtime_image_build_dir="$AISBENCH_ARM64_DIR/runtime-image" \
-  `# Harbor's and the gateway's pip installs run under qemu-user here and stay silent for longer than the default.` \
-  -e runtime_image_build_timeout=7200 \
+  -e runtime_image_harbor_version="$AISBENCH_ARM64_HARBOR_VERSION" \
+  -e runtime_image_build_dir="$AISBENCH_ARM64_DIR/runtime-image" -e runtime_image_build_timeout=7200 \
   -e runtime_image_export_path="$AISBENCH_ARM64_SHARE/agent-runtime-arm64.tar"
 arm64_log "runtime image $tag for arm64 current in $(( $(date +%s) - start )) s"
 

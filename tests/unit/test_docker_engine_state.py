@@ -1,5 +1,6 @@
 """docker_engine_state: whether the kernel enforces AppArmor (the two files dockerd reads); the docker group's members
-(option group), which the docker_engine role's no-change decision reads instead of running the user module for every docker_engine_users entry on every run; and what a read covered
+(option group), which the docker_engine role's no-change decision reads instead of running the user module for every
+docker_engine_users entry on every run; and what a read covered
 (return read), which runtime_image checks before it decides from docker_engine's read instead of a read of its own."""
 
 import collections
@@ -103,4 +104,3 @@ def test_apparmor_enabled_needs_both_files_dockerd_reads(tmp_path):
     assert docker_engine_state.apparmor_enabled(_sys_tree(tmp_path / "off", True, "N")) is False
     assert docker_engine_state.apparmor_enabled(_sys_tree(tmp_path / "none", False, None)) is False
     assert docker_engine_state.apparmor_enabled(_sys_tree(tmp_path / "nosecfs", False, "Y")) is False
-

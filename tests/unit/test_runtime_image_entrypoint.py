@@ -377,14 +377,14 @@ def healthcheck(env, tmp_path, mode=None, launcher=True, docker_host=None, engin
 
 
 def test_healthcheck_without_harbor_launcher_is_unhealthy(env, tmp_path):
-    result, _ = healthcheck(env, tmp_path, mode="host", launcher=False)
+    result = healthcheck(env, tmp_path, mode="host", launcher=False)[0]
     assert result.returncode == 1
     assert "launcher" in result.stdout and "missing" in result.stdout
 
 
 def test_healthcheck_in_host_mode_does_not_ask_an_engine(env, tmp_path):
     # host_socket mode: the host's engine is docker_engine's business; a dead socket does not make the container unhealthy.
-    result, _ = healthcheck(env, tmp_path, mode="host", docker_host="unix://%s/absent.sock" % tmp_path)
+    result = healthcheck(env, tmp_path, mode="host", docker_host="unix://%s/absent.sock" % tmp_path)[0]
     assert result.returncode == 0 and result.stdout.strip() == "healthy (host engine)"
 
 
@@ -393,7 +393,7 @@ DOCKER_CLI = pytest.mark.skipif(shutil.which("docker") is None, reason="needs th
 
 @DOCKER_CLI
 def test_healthcheck_with_no_inner_engine_is_unhealthy(env, tmp_path):
-    result, _ = healthcheck(env, tmp_path, mode="inner", docker_host="unix://%s/absent.sock" % tmp_path)
+    result = healthcheck(env, tmp_path, mode="inner", docker_host="unix://%s/absent.sock" % tmp_path)[0]
     assert result.returncode == 1 and "inner engine not answering" in result.stdout
 
 
