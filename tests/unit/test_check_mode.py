@@ -179,9 +179,9 @@ def test_the_docker_engine(tmp_path):
     assert results["run_before"]["changed"] is True and results["run_before"]["ok"] is True
     assert results["run_before"]["checked"] == ["answers", "data-root"]
     assert "does not import the probe image" in results["run_before"]["not_checked"][0]
-    assert results["run_real"]["changed"] is True and results["run_real"]["checked"] == ["answers", "runs a container",
-                                                                                       "data-root"]
+    all_checks = ["answers", "runs a container", "data-root"]
+    assert results["run_real"]["changed"] is True and results["run_real"]["checked"] == all_checks
     for name in ("run", "busy", "state"):
         assert_unchanged(results, name)
     for n in (1, 2):
-        assert results["run_check%d" % n]["checked"] == ["answers", "runs a container", "data-root"]
+        assert results["run_check%d" % n]["checked"] == all_checks
