@@ -3,13 +3,15 @@
 # Apache License 2.0
 """Controller side of file_bundle: pack the files into one tar archive, send it once, unpack it on the target.
 
-Round trips: one transfer and one module run, whatever the number of files.
+Round trips: one transfer and one module run, whatever the number of files. Check mode sends no file: the module
+compares the files' SHA-256 digests with what dest holds.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
 import os
 import tarfile
 import tempfile
@@ -18,6 +20,14 @@ from ansible.errors import AnsibleError
 from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils.action import CollectionAction
 
 MODULE = "aisbench.agent_runtime.file_bundle"
+
+
+def file_digest(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 class ActionModule(CollectionAction):
@@ -50,7 +60,10 @@ class ActionModule(CollectionAction):
             return self._fail(result, "the base names in src repeat: %s" % ", ".join(sorted(
                 {name for name in names if names.count(name) > 1})))
         if self._task.check_mode:
-            result.update(changed=True, files=names, written=names)
+            # Nothing is sent: the module compares the files' digests with dest and says which it would write.
+            digests = dict(zip(names, [file_digest(path) for path in found]))
+            module_args = dict(args, src=found, digests=digests)
+            result.update(self._execute_module(module_name=MODULE, module_args=module_args, task_vars=task_vars))
             return result
         local_dir = tempfile.mkdtemp(prefix="aisbench-file-bundle-")
         try:

@@ -51,7 +51,11 @@ extends_documentation_fragment:
   - aisbench.agent_runtime.attributes
 attributes:
   check_mode:
-    details: O(check=run) does nothing in check mode (it would import an image and run a container).
+    details:
+      - O(check=run) checks in check mode what it can without a change that stays. It runs the probe container
+        (removed at once) when the engine already has the probe image; without the image it would import it, so it
+        reports C(changed) and lists the container check in RV(not_checked). The data-root is always compared.
+      - O(check=busy) only reads, in check mode as otherwise.
 """
 
 EXAMPLES = r"""
@@ -79,6 +83,16 @@ docker_root_dir:
   description: The data-root the engine reports.
   returned: when check is run
   type: str
+checked:
+  description: What O(check=run) checked (C(answers), C(runs a container), C(data-root)).
+  returned: when check is run
+  type: list
+  elements: str
+not_checked:
+  description: What O(check=run) could not check in check mode, and why.
+  returned: when check is run in check mode and the probe image is missing
+  type: list
+  elements: str
 harbor_work:
   description: Running Harbor trial containers and Harbor jobs, one line each.
   returned: when check is busy
@@ -124,15 +138,19 @@ def run_check(module):
     params = module.params
     docker = params["docker_executable"]
     arch = running_kernel()["arch"]
-    result = {"changed": False, "ok": False}
+    result = {"changed": False, "ok": False, "checked": []}
     rc, out, err = module.run_command([docker, "info", "--format", "{{.DockerRootDir}}"])
     if rc != 0:
         return dict(result, reason="the engine does not answer: %s" % (err or out).strip())
     result["docker_root_dir"] = out.strip()
-    if module.check_mode:
-        return dict(result, ok=True)
+    result["checked"].append("answers")
     rc, _out, _err = module.run_command([docker, "image", "inspect", params["image"]])
-    if rc != 0:
+    image_there = rc == 0
+    if not image_there and module.check_mode:
+        # The import would stay: check mode reports it and cannot run the probe container.
+        result.update(changed=True, not_checked=["runs a container: check mode does not import the probe image %s"
+                                                 % params["image"]])
+    elif not image_there:
         with tempfile.NamedTemporaryFile(suffix=".tar") as handle:
             handle.write(probe_tar(arch))
             handle.flush()
@@ -142,13 +160,17 @@ def run_check(module):
         if rc != 0:
             return dict(result, reason="the engine cannot store an image: %s" % (err or out).strip())
         result["changed"] = True
-    # docker run with the engine's defaults (log driver and options, storage, default bridge): what Harbor gets.
-    rc, out, err = module.run_command(["timeout", str(params["timeout"]), docker, "run", "--rm", "--pull", "never",
-                                       params["image"]])
-    expected = probe_message(arch).decode()
-    if rc != 0 or out != expected:
-        reason = (err or out).strip() or "exit status %d" % rc
-        return dict(result, reason="the engine cannot run a container: %s" % reason)
+    if image_there or not module.check_mode:
+        # docker run with the engine's defaults (log driver and options, storage, default bridge): what Harbor gets.
+        # --rm: the probe container does not stay, so check mode runs it too.
+        rc, out, err = module.run_command(["timeout", str(params["timeout"]), docker, "run", "--rm", "--pull", "never",
+                                           params["image"]])
+        expected = probe_message(arch).decode()
+        if rc != 0 or out != expected:
+            reason = (err or out).strip() or "exit status %d" % rc
+            return dict(result, reason="the engine cannot run a container: %s" % reason)
+        result["checked"].append("runs a container")
+    result["checked"].append("data-root")
     wanted = os.path.realpath(params["data_root"])
     if os.path.realpath(result["docker_root_dir"]) != wanted:
         return dict(result, reason="the engine uses the data-root %s, not %s: it does not see its images and containers"

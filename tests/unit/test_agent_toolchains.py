@@ -4,6 +4,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -251,3 +252,56 @@ def test_index_options_go_to_both_installers_and_requirements_to_uv():
         ["--index-url", "https://pypi.corp/simple", "--extra-index-url=https://extra/simple", "mini-swe-agent==2.4.6", "litellm[mcp]"])
     assert index == ["--index-url", "https://pypi.corp/simple", "--extra-index-url=https://extra/simple"]
     assert rest == ["mini-swe-agent==2.4.6", "litellm[mcp]"]
+
+
+def test_package_index_credentials_reach_the_installers_by_environment_and_are_masked_in_every_line(tmp_path, capsys):
+    """The builder's own lines and its commands' output (the build log, which a failed build's message carries) never
+    show a credential of the indexes file; pip and uv get the indexes through their environment, not argv."""
+    module = builder()
+    indexes = tmp_path / "package-indexes.json"
+    indexes.write_text(json.dumps({"pip_index_url": "https://bench:pip-canary-1@pypi.corp/simple",
+                                   "pip_extra_index_urls": ["https://tok-canary-2@extra.corp/simple"],
+                                   "npm_registry": "https://npm:npm-canary-3@npm.corp/"}))
+    env = module.pip_index_env(module.read_indexes(str(indexes)))
+    assert env["UV_INDEX_URL"] == env["PIP_INDEX_URL"] == "https://bench:pip-canary-1@pypi.corp/simple"
+    assert env["UV_EXTRA_INDEX_URL"] == "https://tok-canary-2@extra.corp/simple"
+    echo = "import os, sys; print(os.environ['PIP_INDEX_URL']); print('npm-canary-3 at https://a:b@c/', file=sys.stderr)"
+    module.run([sys.executable, "-c", echo], env=dict(os.environ, **env))
+    with pytest.raises(SystemExit) as failed:
+        module.run([sys.executable, "-c", "import sys; print('pip-canary-1'); sys.exit(3)"])
+    out = capsys.readouterr().out + str(failed.value)
+    assert "https://***@pypi.corp/simple" in out and "*** at https://***@c/" in out and "exited with status 3" in out
+    for canary in ("pip-canary-1", "tok-canary-2", "npm-canary-3", "a:b@"):
+        assert canary not in out
+
+
+def test_a_registry_with_credentials_is_fetched_with_basic_auth(tmp_path, capsys):
+    """fetch() sends user:password as an Authorization header (urllib refuses them in the URL) and never prints them."""
+    import base64
+    import http.server
+    import threading
+
+    seen = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            seen.append(self.headers.get("Authorization"))
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"tarball")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        module = builder()
+        url, credentials = module.split_credentials("http://npm:reg-canary-4@127.0.0.1:%d/reg" % server.server_port)
+        module.fetch(url + "/node.tgz", str(tmp_path / "node.tgz"), credentials)
+    finally:
+        server.shutdown()
+    assert (tmp_path / "node.tgz").read_bytes() == b"tarball"
+    assert seen == ["Basic " + base64.b64encode(b"npm:reg-canary-4").decode()]
+    assert "reg-canary-4" not in capsys.readouterr().out

@@ -11,7 +11,8 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.agent_toolc
 
 ROLE = Path(__file__).resolve().parents[2] / "roles/baked_images"
 DEFAULTS = yaml.safe_load((ROLE / "defaults/main.yml").read_text())
-RECIPES = yaml.safe_load((ROLE / "vars/main.yml").read_text())["__baked_images_agent_recipes"]
+ROLE_VARS = yaml.safe_load((ROLE / "vars/main.yml").read_text())
+RECIPES = ROLE_VARS["__baked_images_agent_recipes"]
 AGENTS = ("aider", "mini-swe-agent", "openhands", "qwen-coder")
 
 
@@ -22,7 +23,7 @@ def render(path, **overrides):
         baked_images_case={"dataset": "ds", "id": "case__1"},
         baked_images_toolchain={},
         baked_images_ca_files=[],
-        baked_images_pip_args="",
+        __baked_images_stage_label=ROLE_VARS["__baked_images_stage_label"],
     )
     variables.update(overrides)
     templar = Templar(loader=DataLoader(), variables=variables)
@@ -55,6 +56,12 @@ def test_toolchain_template(agent):
     text = render(ROLE / "templates/toolchain.Dockerfile.j2", baked_images_toolchain=entry)
     froms = [line for line in text.splitlines() if line.startswith("FROM ")]
     assert froms == ["FROM %s AS build" % entry["base"], "FROM scratch"]
+    # The build stage is labelled with the toolchain's image (the role removes its images after the build) and reads
+    # the package indexes from the context's file, never from the Dockerfile.
+    code = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert code[code.index(froms[0]) + 1] == 'LABEL org.aisbench.build-stage="%s"' % entry["image"]
+    assert "COPY package-indexes.json /tmp/aisbench-package-indexes.json" in text
+    assert "--indexes /tmp/aisbench-package-indexes.json --" in text
     assert "COPY --from=build /opt/aisbench-agents/%s /opt/aisbench-agents/%s" % (agent, agent) in text
     for package in entry["python_packages"] + entry["npm_packages"]:
         assert package in text
@@ -81,9 +88,11 @@ def test_toolchain_template_versions_and_bases():
 
 def test_toolchain_template_ca_certificates_and_mirrors():
     text = render(ROLE / "templates/toolchain.Dockerfile.j2", baked_images_toolchain=planned("mini-swe-agent"),
-                  baked_images_ca_files=["corp.crt"], baked_images_pip_args="--index-url https://pypi.corp/simple")
+                  baked_images_ca_files=["corp.crt"], baked_images_pip_index_url="https://u:secret@pypi.corp/simple")
     assert "COPY ca-certificates/ /usr/local/share/ca-certificates/aisbench/" in text
-    assert "-- --index-url https://pypi.corp/simple \\\n      mini-swe-agent==2.4.6" in text
+    assert "--indexes /tmp/aisbench-package-indexes.json -- mini-swe-agent==2.4.6" in text
     qwen = render(ROLE / "templates/toolchain.Dockerfile.j2", baked_images_toolchain=planned("qwen-coder"),
-                  baked_images_npm_registry="https://npm.corp/")
-    assert "--registry https://npm.corp/" in qwen
+                  baked_images_npm_registry="https://u:secret@npm.corp/")
+    # Mirrors reach the build through package-indexes.json (contexts.yml), never through the Dockerfile.
+    for dockerfile in (text, qwen):
+        assert "corp" not in dockerfile and "secret" not in dockerfile and "--registry" not in dockerfile

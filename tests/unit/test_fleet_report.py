@@ -375,7 +375,15 @@ def test_rerun_is_byte_identical_and_unchanged(capsys, two_nights):
     night_dir = os.path.join(two_nights, NIGHT2)
     first = digest(night_dir)
     mtimes = {fmt: os.stat(os.path.join(night_dir, "fleet-report." + fmt)).st_mtime_ns for fmt in FORMATS}
-    time.sleep(0.01)
+    # Until a file written now gets another mtime than the reports (the file system's clock has moved on), so an
+    # unchanged mtime below means "not rewritten".
+    probe = os.path.join(str(two_nights), "mtime-probe")
+    while True:
+        with open(probe, "w") as handle:
+            handle.write("x")
+        if os.stat(probe).st_mtime_ns > max(mtimes.values()):
+            break
+    os.unlink(probe)
     rc, result = run_module(capsys, args)
     assert rc == 0 and result["changed"] is False
     assert digest(night_dir) == first
@@ -383,9 +391,12 @@ def test_rerun_is_byte_identical_and_unchanged(capsys, two_nights):
     # A summary regenerated later (new generated_at, same results) gives the same report.
     summary_path = os.path.join(night_dir, "hosts", "host-a", "summary.json")
     before = load_json(summary_path)["generated_at"]
-    time.sleep(1.1)
-    put_summary(two_nights, NIGHT2, "host-a", ["resumed"])
-    assert load_json(summary_path)["generated_at"] != before
+    # generated_at has a resolution of one second: summarize again until it differs.
+    deadline = time.monotonic() + 10
+    while load_json(summary_path)["generated_at"] == before:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)  # the poll's interval
+        put_summary(two_nights, NIGHT2, "host-a", ["resumed"])
     rc, result = run_module(capsys, args)
     assert rc == 0 and result["changed"] is False and digest(night_dir) == first
     # Moved elsewhere, the same inputs give the same files (no absolute paths inside).

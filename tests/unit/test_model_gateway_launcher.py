@@ -10,8 +10,20 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.env_file import render_env_file
 
-LAUNCHER = Path(__file__).resolve().parents[2] / "roles/runtime_image/files/aisbench-model-gateway"
+ROOT = Path(__file__).resolve().parents[2]
+LAUNCHER = ROOT / "roles/runtime_image/files/aisbench-model-gateway"
+
+
+def key_file_text(keys):
+    """api_key.env as the runtime_container role writes it: the collection's env-file rule (dotenv) with the header
+    of the role's own task (roles/runtime_container/tasks/present.yml)."""
+    tasks = yaml.safe_load((ROOT / "roles/runtime_container/tasks/present.yml").read_text())
+    task = next(task for task in tasks if task.get("name") == "Write the API-key file from runtime_container_api_keys")
+    assert "env_file('dotenv', header=_runtime_container_api_key_header)" in task["ansible.builtin.copy"]["content"]
+    return render_env_file(keys, "dotenv", header=task["vars"]["_runtime_container_api_key_header"])
 
 
 @pytest.fixture
@@ -34,18 +46,20 @@ def test_config_names_secrets_by_environment_only(gateway):
 
 def test_reads_the_key_file_the_runtime_container_writes(gateway, tmp_path):
     key_file = tmp_path / "api_key.env"
-    key_file.write_text("# Managed by Ansible\nOTHER='x'\nOPENAI_API_KEY='a\\\\b\\'c'\n")
-    assert gateway.read_env_file_value(str(key_file), "OPENAI_API_KEY") == "a\\b'c"
+    key_file.write_text(key_file_text({"OTHER": "x", "OPENAI_API_KEY": "a\\b'c \"d\" #e $f"}))
+    assert key_file.read_text().startswith("# Managed by Ansible")
+    assert gateway.read_env_file_value(str(key_file), "OPENAI_API_KEY") == "a\\b'c \"d\" #e $f"
+    assert gateway.read_env_file_value(str(key_file), "OTHER") == "x"
     assert gateway.read_env_file_value(str(key_file), "MISSING") == ""
 
 
-@pytest.mark.parametrize("token, key, message", [
-    ("short", "OPENAI_API_KEY='sk-1'", "shorter than 16"),
-    ("t" * 20, "OTHER='sk-1'", "no OPENAI_API_KEY"),
+@pytest.mark.parametrize("token, keys, message", [
+    ("short", {"OPENAI_API_KEY": "sk-1"}, "shorter than 16"),
+    ("t" * 20, {"OTHER": "sk-1"}, "no OPENAI_API_KEY"),
 ])
-def test_serve_refuses_a_short_token_or_a_missing_key(gateway, tmp_path, token, key, message):
+def test_serve_refuses_a_short_token_or_a_missing_key(gateway, tmp_path, token, keys, message):
     (tmp_path / "token").write_text(token + "\n")
-    (tmp_path / "api_key.env").write_text(key + "\n")
+    (tmp_path / "api_key.env").write_text(key_file_text(keys))
     with pytest.raises(SystemExit) as exc:
         gateway.main(["serve", "--listen", "127.0.0.1", "--upstream", "http://127.0.0.1:1/v1",
                       "--key-file", str(tmp_path / "api_key.env"), "--token-file", str(tmp_path / "token")])

@@ -1,9 +1,10 @@
 # -*- coding: utf-8 -*-
 """daemon.json that docker_engine renders from what nvidia_runtime hands it.
 
-Each case runs ansible-playbook on localhost (nothing on the host is touched): the role's own defaults and
-vars/main.yml compute docker_engine_runtimes / docker_engine_default_runtime, docker_engine's filter builds
-the config and its template renders the file, exactly as on a GPU host.
+Each case runs ansible-playbook on localhost (nothing on the host is touched) with the roles' own sources only: the
+defaults and vars/main.yml of both roles, nvidia_runtime's hand-off task as configure.yml has it, and docker_engine's
+docker_engine_daemon_config (its vars/main.yml, all of its settings) rendered through its daemon.json template,
+exactly as on a GPU host.
 """
 
 import json
@@ -13,13 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 COLLECTIONS = ROOT / ".cache" / "collections"
-COLLECTION = COLLECTIONS / "ansible_collections" / "aisbench" / "agent_runtime"
-DOCKER_ENGINE_TEMPLATE = COLLECTION / "roles" / "docker_engine" / "templates" / "daemon.json.j2"
-
-pytestmark = pytest.mark.skipif(not DOCKER_ENGINE_TEMPLATE.exists(), reason="role docker_engine is not in this checkout yet")
+ROLES = ROOT / "roles"
+DOCKER_ENGINE_TEMPLATE = ROLES / "docker_engine" / "templates" / "daemon.json.j2"
 
 CASES = {
     "forced_defaults": {"nvidia_runtime_assume_gpu": True, "nvidia_runtime_install": False},
@@ -34,21 +34,28 @@ CASES = {
 }
 
 
-def _play(name, overrides):
-    """One play per case: block vars outrank the role files loaded as vars_files, like inventory values would."""
-    role = COLLECTION / "roles" / "nvidia_runtime"
+def hand_off_task():
+    """nvidia_runtime's task that hands its runtime to docker_engine, as configure.yml has it."""
+    tasks = yaml.safe_load((ROLES / "nvidia_runtime" / "tasks" / "configure.yml").read_text())
+    found = [task for task in tasks if task.get("name", "").startswith("Hand the runtime to docker_engine")]
+    assert len(found) == 1, [task.get("name") for task in tasks]
+    return found[0]
+
+
+def _play(name, overrides, out):
+    """One play and one host per case (facts are per host): inventory-like values in block vars, below the hand-off's
+    facts, as on a real host."""
     return {
-        "name": name, "hosts": "localhost", "gather_facts": False,
-        "vars_files": [str(role / "defaults" / "main.yml"), str(role / "vars" / "main.yml")],
+        "name": name, "hosts": name, "gather_facts": False,
+        "vars_files": [str(ROLES / role / part / "main.yml") for role in ("docker_engine", "nvidia_runtime")
+                       for part in ("defaults", "vars")],
         "tasks": [{"name": "render " + name, "vars": overrides, "block": [
-            {"name": "Build daemon.json the way docker_engine does, from what nvidia_runtime hands it",
-             "ansible.builtin.set_fact": {"docker_engine_daemon_config": "{{ settings | aisbench.agent_runtime.docker_daemon_config }}"},
-             "vars": {"settings": {"log_driver": "json-file", "log_max_size": "100m", "log_max_file": 3,
-                                   "runtimes": "{{ nvidia_runtime_docker_runtimes }}",
-                                   "default_runtime": "{{ nvidia_runtime_docker_default_runtime }}"}}},
-            {"name": "Render docker_engine's template and keep the package list",
-             "ansible.builtin.set_fact": {"rendered": "{{ rendered | default({}) | combine({%r: {'daemon_json': lookup('template', %r),"
-                                                      " 'packages': nvidia_runtime_apt_packages}}) }}" % (name, str(DOCKER_ENGINE_TEMPLATE))}},
+            hand_off_task(),
+            {"name": "Render docker_engine's template, keep the package list",
+             "ansible.builtin.copy": {
+                 "content": "{{ {'daemon_json': lookup('ansible.builtin.template', %r), "
+                            "'packages': nvidia_runtime_apt_packages} | to_json }}" % str(DOCKER_ENGINE_TEMPLATE),
+                 "dest": str(out / (name + ".json")), "mode": "0644"}},
         ]}],
     }
 
@@ -57,20 +64,25 @@ def _play(name, overrides):
 def rendered(tmp_path_factory):
     out = tmp_path_factory.mktemp("nvidia_runtime")
     playbook = out / "render.yml"
-    plays = [_play(name, overrides) for name, overrides in CASES.items()]
-    plays.append({"name": "write", "hosts": "localhost", "gather_facts": False, "tasks": [
-        {"name": "Write every case at once", "ansible.builtin.copy": {
-            "content": "{{ rendered | to_json }}", "dest": str(out / "rendered.json"), "mode": "0644"}}]})
-    playbook.write_text(json.dumps(plays))
+    playbook.write_text(json.dumps([_play(name, overrides, out) for name, overrides in CASES.items()]))
     env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_COLLECTIONS_PATH=str(COLLECTIONS),
-               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
-    command = [str(Path(sys.executable).parent / "ansible-playbook"), "-i", "localhost,", "-c", "local",
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+               ANSIBLE_HOME=str(out / "ansible-home"))
+    command = [str(Path(sys.executable).parent / "ansible-playbook"), "-i", ",".join(CASES) + ",", "-c", "local",
                "-e", "ansible_python_interpreter=" + sys.executable, str(playbook)]
     completed = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
                                cwd=str(out), check=False)
     assert completed.returncode == 0, completed.stdout
+    return {name: json.loads((out / (name + ".json")).read_text()) for name in CASES}
 
-    return json.loads((out / "rendered.json").read_text())
+
+def test_every_setting_of_docker_engine_is_rendered(rendered):
+    """The whole daemon.json docker_engine writes with its defaults, not a hand-picked part of it."""
+    config = json.loads(rendered["forced_defaults"]["daemon_json"])
+    defaults = yaml.safe_load((ROLES / "docker_engine" / "defaults" / "main.yml").read_text())
+    assert config["log-opts"] == {"max-size": defaults["docker_engine_log_max_size"],
+                                  "max-file": str(defaults["docker_engine_log_max_file"])}
+    assert config["log-driver"] == defaults["docker_engine_log_driver"]
 
 
 def test_forced_gpu_with_defaults(rendered):

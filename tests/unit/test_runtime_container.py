@@ -25,6 +25,7 @@ def start_harbor(tmp_path):
 
     def start(*argv, command=None):
         proc = subprocess.Popen(command or ["/bin/sh", str(harbor)] + list(argv), start_new_session=True)
+        proc.argv = command or ["/bin/sh", str(harbor)] + list(argv)
         started.append(proc)
         return proc
 
@@ -32,6 +33,22 @@ def start_harbor(tmp_path):
     for proc in started:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+
+
+def cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as handle:
+            return handle.read().decode().split("\0")[:-1]
+    except OSError:
+        return None
+
+
+def wait_until_running(procs, timeout=10.0):
+    """Poll until every process shows its command line in /proc, which is what harbor-jobs.sh reads."""
+    deadline = time.monotonic() + timeout
+    while any(cmdline(proc.pid) != proc.argv for proc in procs):
+        assert time.monotonic() < deadline, [(proc.argv, cmdline(proc.pid)) for proc in procs]
+        time.sleep(0.01)
 
 
 def running_jobs(pids):
@@ -55,7 +72,7 @@ def test_harbor_jobs_finds_real_harbor_processes(start_harbor):
         start("job", "list"),
         start(command=["/bin/sh", "-c", "sleep 60; : harbor job start --job-name fake", "harbor"]),
     ]
-    time.sleep(0.3)
+    wait_until_running(procs)
     assert running_jobs(p.pid for p in procs) == ["(unnamed)", "(unnamed)", "nightly", "older-cli", "resumed-job"]
 
 
