@@ -105,7 +105,8 @@ test: venv images
 	@start=$$(date +%s); $(MAKE) --no-print-directory molecule; echo "=== molecule: $$(( $$(date +%s) - start )) s"
 
 bench: venv images runtime-image-tar agent-toolchain-tars
-	$(BIN)/python bench/run.py --runtime-image-tar $(RUNTIME_IMAGE_TAR) --runtime-image-tag $(RUNTIME_IMAGE_TAG)
+	$(BIN)/python bench/run.py --runtime-image-tar $(RUNTIME_IMAGE_TAR) --runtime-image-tag $(RUNTIME_IMAGE_TAG) \
+	  --images-dir $(IMAGES_DIR)
 
 # Reports go to ./reports/<night>/ (fleet-report.md, .csv, .json, .html).
 demo: setup runtime-image-tar
