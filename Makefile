@@ -20,13 +20,15 @@ MOLECULE_LANES ?= 2
 SCENARIOS_PRESENT := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 SCENARIOS ?= $(filter $(SCENARIOS_PRESENT),$(SCENARIO_ORDER)) $(sort $(filter-out $(SCENARIO_ORDER),$(SCENARIOS_PRESENT)))
 
-.PHONY: help setup host venv collection images runtime-image-tar agent-toolchain-tars lint sanity unit integration molecule test bench demo demo-clean clean
+.PHONY: help setup host venv collection images runtime-image-tar agent-toolchain-tars lint sanity unit integration molecule test bench demo demo-clean clean \
+  arm64-host arm64-disk arm64-images test-arm64 arm64-down
 
 help:
 	@echo "make setup    install host prerequisites (root), the virtualenv and the local images"
 	@echo "make demo     provision a local target and run a nightly benchmark (the main job)"
 	@echo "make test     lint + sanity + unit + integration (bad input) + every Molecule scenario ($(SCENARIOS))"
 	@echo "make bench    performance benchmarks, written to docs/performance.md"
+	@echo "make test-arm64  the collection on an emulated arm64 host (docs/arm64.md; not part of make test)"
 
 setup: host venv images
 	@echo "setup done: host engine, virtualenv, local images"
@@ -103,6 +105,28 @@ test: venv images
 	@start=$$(date +%s); $(MAKE) --no-print-directory unit; echo "=== unit: $$(( $$(date +%s) - start )) s"
 	@start=$$(date +%s); $(MAKE) --no-print-directory integration; echo "=== integration: $$(( $$(date +%s) - start )) s"
 	@start=$$(date +%s); $(MAKE) --no-print-directory molecule; echo "=== molecule: $$(( $$(date +%s) - start )) s"
+
+# The arm64 test host (docs/arm64.md): Debian 12 for arm64 under qemu-system-aarch64 (TCG), built from Debian's
+# packages and cached by content under $(ARM64_DIR); site.yml provisions it over SSH, nightly.yml runs the x86_64 sample
+# task images on it under qemu-user. Too slow for `make test` (times in docs/arm64.md): run it before resolving an
+# issue that touches host roles. `make arm64-down` powers off a host kept with KEEP=1.
+ARM64_DIR ?= /var/tmp/aisbench-arm64
+ARM64_RUNTIME_IMAGE_TAG ?= $(RUNTIME_IMAGE_TAG)-arm64
+export AISBENCH_ARM64_DIR := $(ARM64_DIR)
+arm64-host:
+	bash tests/arm64/host-packages.sh
+
+arm64-disk: arm64-host
+	bash tests/arm64/build-disk.sh
+
+arm64-images: venv images arm64-host
+	bash tests/arm64/images.sh $(ARM64_RUNTIME_IMAGE_TAG)
+
+test-arm64: setup arm64-host
+	bash tests/arm64/run.sh $(ARM64_RUNTIME_IMAGE_TAG)
+
+arm64-down:
+	bash tests/arm64/vm.sh down
 
 bench: venv images runtime-image-tar agent-toolchain-tars
 	$(BIN)/python bench/run.py --runtime-image-tar $(RUNTIME_IMAGE_TAR) --runtime-image-tag $(RUNTIME_IMAGE_TAG) \

@@ -19,7 +19,7 @@ description:
     its directory exists; the backups earlier releases left next to it (C(daemon.json.PID.DATE@TIME~)); the service's
     C(ActiveState) and C(UnitFileState) (C(systemctl show)); when the service is active, C(docker info) as JSON;
     the C(Id) and labels of each image in O(images) (C(docker image inspect)); and the members of group O(group)
-    (the group database, no command).
+    (the group database, no command); and whether the kernel enforces AppArmor (the files C(dockerd) itself reads).
   - Also reports whether it ran in check mode, as set on the task, block, role or play (C(ansible_check_mode) sees
     only C(--check)), so a role needs no extra task to find out.
 author: aisbench maintainers (!UNKNOWN)
@@ -184,6 +184,14 @@ logins_differ:
   type: list
   elements: str
   version_added: 0.3.0
+apparmor_enabled:
+  description: >-
+    Whether the kernel enforces AppArmor (C(/sys/kernel/security/apparmor) exists and
+    C(/sys/module/apparmor/parameters/enabled) is C(Y)), as C(dockerd) decides it; there, C(dockerd) loads its container
+    profile with C(apparmor_parser) and starts no container without it.
+  returned: always
+  type: bool
+  version_added: 0.2.0
 check_mode:
   description: Whether the module ran in check mode.
   returned: always
@@ -332,6 +340,17 @@ def group_members(name):
     return sorted(members)
 
 
+def apparmor_enabled(sys_root="/sys"):
+    """Whether the kernel enforces AppArmor, by the two files dockerd checks (moby pkg/apparmor: HostSupports)."""
+    if not os.path.isdir(os.path.join(sys_root, "kernel/security/apparmor")):
+        return False
+    try:
+        with open(os.path.join(sys_root, "module/apparmor/parameters/enabled")) as handle:
+            return handle.read().strip() == "Y"
+    except (IOError, OSError):
+        return False
+
+
 def engine_info(module, docker, service):
     if service["active_state"] != "active" or not docker:
         return None
@@ -381,6 +400,7 @@ def main():
         info=engine_info(module, docker, service) if params["engine_info"] else None,
         images=image_identities(module, docker, params["images"]),
         group_members=group_members(params["group"]),
+        apparmor_enabled=apparmor_enabled(),
         archives=dict((path, archive_state(path)) for path in params["archives"]),
         files=dict((path, file_state(path)) for path in params["files"]),
         logins_differ=logins_differ(params["docker_config"], params["logins"]),

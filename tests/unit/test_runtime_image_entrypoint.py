@@ -6,6 +6,9 @@ Each test sources the real script and calls its functions, with the paths it tou
 
 import json
 import os
+import re
+import shutil
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -350,3 +353,67 @@ def test_live_pid_files_are_kept(env, tmp_path):
     finally:
         process.kill()
         process.wait()
+
+
+def healthcheck(env, tmp_path, mode=None, launcher=True, docker_host=None, engine_timeout=None):
+    """Run the image's HEALTHCHECK script with its paths in tmp_path; returns (CompletedProcess, seconds)."""
+    launcher_path = tmp_path / "opt/harbor/bin/harbor"
+    launcher_path.parent.mkdir(parents=True, exist_ok=True)
+    if launcher:
+        launcher_path.write_text("#!/bin/sh\nexit 0\n")
+        launcher_path.chmod(0o755)
+    if mode:
+        state = Path(env["AIS_BENCH_STATE_DIR"])
+        state.mkdir(parents=True, exist_ok=True)
+        (state / "docker-mode").write_text(mode + "\n")
+    values = dict(env, AIS_BENCH_HARBOR_LAUNCHER=str(launcher_path))
+    if docker_host:
+        values["DOCKER_HOST"] = docker_host
+    if engine_timeout:
+        values["AIS_BENCH_HEALTH_ENGINE_TIMEOUT"] = str(engine_timeout)
+    start = time.monotonic()
+    result = subprocess.run(["sh", str(HEALTHCHECK)], env=values, capture_output=True, text=True, check=False)
+    return result, time.monotonic() - start
+
+
+def test_healthcheck_without_harbor_launcher_is_unhealthy(env, tmp_path):
+    result, _ = healthcheck(env, tmp_path, mode="host", launcher=False)
+    assert result.returncode == 1
+    assert "launcher" in result.stdout and "missing" in result.stdout
+
+
+def test_healthcheck_in_host_mode_does_not_ask_an_engine(env, tmp_path):
+    # host_socket mode: the host's engine is docker_engine's business; a dead socket does not make the container unhealthy.
+    result, _ = healthcheck(env, tmp_path, mode="host", docker_host="unix://%s/absent.sock" % tmp_path)
+    assert result.returncode == 0 and result.stdout.strip() == "healthy (host engine)"
+
+
+DOCKER_CLI = pytest.mark.skipif(shutil.which("docker") is None, reason="needs the docker CLI (make setup installs docker.io)")
+
+
+@DOCKER_CLI
+def test_healthcheck_with_no_inner_engine_is_unhealthy(env, tmp_path):
+    result, _ = healthcheck(env, tmp_path, mode="inner", docker_host="unix://%s/absent.sock" % tmp_path)
+    assert result.returncode == 1 and "inner engine not answering" in result.stdout
+
+
+@DOCKER_CLI
+def test_healthcheck_is_bounded_when_the_engine_hangs(env, tmp_path):
+    # An engine that accepts the connection and never answers (an overloaded host): the check ends by itself within
+    # its engine timeout, well inside the HEALTHCHECK's 20 s, so the engine never has two checks running at once.
+    path = str(tmp_path / "hung.sock")
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(8)
+    try:
+        result, seconds = healthcheck(env, tmp_path, mode="inner", docker_host="unix://" + path, engine_timeout=2)
+    finally:
+        server.close()
+    assert result.returncode == 1 and "not answering within 2 s" in result.stdout
+    assert 2 <= seconds < 6
+    dockerfile = (HEALTHCHECK.parents[1] / "templates/Dockerfile.j2").read_text()
+    check_timeout = int(re.search(r"^HEALTHCHECK .*--timeout=(\d+)s", dockerfile, re.M).group(1))
+    script = HEALTHCHECK.read_text()
+    engine_bound = int(re.search(r"AIS_BENCH_HEALTH_ENGINE_TIMEOUT:-(\d+)", script).group(1))
+    kill_after = int(re.search(r"timeout -k (\d+)", script).group(1))
+    assert engine_bound + kill_after < check_timeout, "the script's default bound must end before the HEALTHCHECK timeout"

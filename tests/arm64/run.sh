@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# make test-arm64: the collection on an emulated arm64 host, as a user runs it.
+#   disk      the host's disk from Debian's arm64 packages (cached by content: build-disk.sh)
+#   images    the arm64 runtime image and the x86_64 task base on the share (cached: images.sh)
+#   boot      a fresh overlay of the disk under qemu-system-aarch64, SSH on 127.0.0.1
+#   site      site.yml over SSH + sudo (preflight, docker_engine, qemu_binfmt, runtime_image, runtime_container, baked_images)
+#   rerun     site.yml again: changed=0
+#   nightly   nightly.yml: the sample tasks (x86_64 images, under qemu-x86_64) with the oracle agent
+#   verify    tests/arm64/verify.yml: rewards and pass@1 from Harbor's result.json, uname -m in the trials, binfmt, health
+#   status    status.yml
+#   guard     tests/arm64/guard.yml: the ELOOP guard on the arm64 kernel, the host's programs run after it
+# Each phase's seconds go to $AISBENCH_ARM64_DIR/result.{json,md} (with the commit, the date and the rewards);
+# logs to $AISBENCH_ARM64_DIR/logs/. The host is powered off at the end (KEEP=1 keeps it running).
+# Usage: run.sh RUNTIME_IMAGE_TAG (the Makefile passes $(RUNTIME_IMAGE_TAG)-arm64).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=tests/arm64/lib.sh
+. "$here/lib.sh"
+export AISBENCH_ARM64_RUNTIME_TAG=${1:?usage: run.sh RUNTIME_IMAGE_TAG}
+export AISBENCH_ARM64_SHARE
+night=${AISBENCH_ARM64_NIGHT:-arm64-$(date -u +%Y%m%d-%H%M%S)}
+logs=$AISBENCH_ARM64_DIR/logs
+reports=$AISBENCH_ARM64_DIR/reports
+inventory=$AISBENCH_ARM64_DIR/inventory
+phases=$AISBENCH_ARM64_DIR/phases.tsv
+mkdir -p "$logs" "$reports" "$inventory/group_vars"
+: >"$phases"
+cd "$repo"
+
+playbook() {
+  local log=$1
+  shift
+  ansible-playbook -i "$inventory/hosts.yml" "$@" >"$logs/$log.log" 2>&1 || { tail -60 "$logs/$log.log" >&2; return 1; }
+}
+
+# The PLAY RECAP's counters for the host: "ok=N changed=N ... failed=N".
+recap() { grep -E '^arm64-host +:' "$logs/$1.log" | tail -n 1 | sed -E 's/^arm64-host +: +//; s/ +/ /g'; }
+
+phase() {
+  local name=$1 start
+  shift
+  start=$(date +%s)
+  arm64_log "phase $name: start"
+  "$@"
+  printf '%s\t%s\n' "$name" "$(( $(date +%s) - start ))" >>"$phases"
+  arm64_log "phase $name: $(( $(date +%s) - start )) s"
+}
+
+site_rerun() {
+  playbook site-rerun playbooks/site.yml
+  recap site-rerun | grep -Eq 'changed=0 .*failed=0' || { arm64_log "site.yml rerun changed something: $(recap site-rerun)"; return 1; }
+}
+
+write_result() {
+  "$repo/.venv/bin/python" "$here/result.py" --phases "$phases" --night "$night" --reports "$reports" \
+    --site-recap "$(recap site 2>/dev/null || true)" --rerun-recap "$(recap site-rerun 2>/dev/null || true)" \
+    --out "$AISBENCH_ARM64_DIR/result" --cache-state "${AISBENCH_ARM64_CACHE_STATE:-}"
+}
+
+# Cold: neither the disk nor the runtime image tar was there (both are rebuilt only when their inputs change).
+if compgen -G "$AISBENCH_ARM64_DIR/disk-*.qcow2" >/dev/null && [ -s "$AISBENCH_ARM64_SHARE/agent-runtime-arm64.tar" ]; then
+  export AISBENCH_ARM64_CACHE_STATE=warm
+else
+  export AISBENCH_ARM64_CACHE_STATE=cold
+fi
+[ -n "${KEEP:-}" ] || trap 'bash "$here/vm.sh" down' EXIT
+phase disk bash "$here/build-disk.sh" >/dev/null
+phase images bash "$here/images.sh" "$AISBENCH_ARM64_RUNTIME_TAG"
+phase boot bash "$here/vm.sh" up
+bash "$here/vm.sh" inventory "$inventory/hosts.yml"
+# The site's group_vars: the shipped example for arm64 hosts, as a site copies it, and the test's own.
+cp inventories/production/group_vars/arm64.yml "$inventory/group_vars/arm64.yml"
+cp "$here/inventory/aisbench.yml" "$inventory/group_vars/aisbench.yml"
+phase share playbook prepare "$here/prepare.yml"
+phase site playbook site playbooks/site.yml
+phase rerun site_rerun
+phase nightly playbook nightly playbooks/nightly.yml -e aisbench_nightly_night="$night" -e aisbench_nightly_report_dir="$reports"
+phase verify playbook verify "$here/verify.yml" -e arm64_night="$night" -e arm64_report_dir="$reports"
+phase status playbook status playbooks/status.yml
+phase guard playbook guard "$here/guard.yml"
+write_result
+cat "$AISBENCH_ARM64_DIR/result.md"
