@@ -389,11 +389,7 @@ ARGUMENT_SPEC = dict(
     docker_expected=dict(type="bool", default=False),
     docker_timeout=dict(type="float", default=5),
     registry_mirrors=dict(type="list", elements="str", default=[]),
-    registry_logins=dict(type="list", elements="dict", default=[], options=dict(
-        registry=dict(type="str", required=True),
-        username=dict(type="str", required=True),
-        password=dict(type="str", required=True, no_log=True),
-    )),
+    registry_logins=registry.LOGINS_ARGUMENT_SPEC,
     # Controller paths, read by the action plugin into registry_ca_certificates (host[:port] -> PEM) for the module.
     registry_ca_files=dict(type="dict", default={}),
     registry_ca_certificates=dict(type="dict", default={}),

@@ -32,6 +32,13 @@ except ImportError:  # pragma: no cover - Python 2 is not supported on targets
 
 _CHALLENGE_PARAM = re.compile(r'(\w+)="([^"]*)"')
 
+# The registry_logins option of the modules that take the host's logins (doc fragment registry_logins).
+LOGINS_ARGUMENT_SPEC = dict(type="list", elements="dict", default=[], options=dict(
+    registry=dict(type="str", required=True),
+    username=dict(type="str", required=True),
+    password=dict(type="str", required=True, no_log=True),
+))
+
 
 def registry_url(registry):
     """A registry given as host[:port] is reached over https://; a URL stays as it is (without a trailing /)."""

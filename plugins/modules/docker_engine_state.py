@@ -72,33 +72,13 @@ options:
     elements: path
     default: []
     version_added: 0.3.0
-  logins:
-    description:
-      - Registry logins (C(registry), C(username), C(password)) to compare with what the Docker client config
-        O(docker_config) holds (RV(logins_differ)); the passwords are never returned.
-    type: list
-    elements: dict
-    default: []
-    version_added: 0.3.0
-    suboptions:
-      registry:
-        description: The registry, C(host[:port]).
-        type: str
-        required: true
-      username:
-        description: The user.
-        type: str
-        required: true
-      password:
-        description: The password or token.
-        type: str
-        required: true
   docker_config:
-    description: The Docker client config (C(docker login) writes it) that O(logins) are compared with.
+    description: The Docker client config (C(docker login) writes it) that O(registry_logins) are compared with.
     type: path
     default: /root/.docker/config.json
     version_added: 0.3.0
 extends_documentation_fragment:
+  - aisbench.agent_runtime.registry_logins
   - ansible.builtin.action_common_attributes
   - aisbench.agent_runtime.attributes
 attributes:
@@ -179,7 +159,7 @@ files:
   type: dict
   version_added: 0.3.0
 logins_differ:
-  description: The registries of O(logins) whose credentials O(docker_config) does not hold as given.
+  description: The registries of O(registry_logins) whose credentials O(docker_config) does not hold as given.
   returned: always
   type: list
   elements: str
@@ -217,6 +197,7 @@ import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.image_archive import archive_state
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.registry import LOGINS_ARGUMENT_SPEC
 
 
 def package_versions(module, names):
@@ -377,11 +358,7 @@ def main():
             archives=dict(type="list", elements="str", default=[]),
             files=dict(type="list", elements="path", default=[]),
             docker_config=dict(type="path", default="/root/.docker/config.json"),
-            logins=dict(type="list", elements="dict", default=[], options=dict(
-                registry=dict(type="str", required=True),
-                username=dict(type="str", required=True),
-                password=dict(type="str", required=True, no_log=True),
-            )),
+            registry_logins=LOGINS_ARGUMENT_SPEC,
         ),
         supports_check_mode=True,
     )
@@ -403,7 +380,7 @@ def main():
         apparmor_enabled=apparmor_enabled(),
         archives=dict((path, archive_state(path)) for path in params["archives"]),
         files=dict((path, file_state(path)) for path in params["files"]),
-        logins_differ=logins_differ(params["docker_config"], params["logins"]),
+        logins_differ=logins_differ(params["docker_config"], params["registry_logins"]),
         check_mode=module.check_mode,
         read=dict(packages=params["packages"], images=params["images"], archives=params["archives"],
                   docker_host=params["docker_host"] or ""),

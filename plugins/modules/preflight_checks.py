@@ -87,27 +87,6 @@ options:
     type: list
     elements: str
     default: []
-  registry_logins:
-    description:
-      - Registries and the credentials the host logs in with (C(docker login)); each must take them. A registry that
-        challenges with Basic auth gets C(GET /v2/) with them, one with Bearer auth its token endpoint, as C(docker
-        login) does. The passwords are never shown.
-    type: list
-    elements: dict
-    default: []
-    suboptions:
-      registry:
-        description: The registry, C(host[:port]) (reached over https).
-        type: str
-        required: true
-      username:
-        description: The user.
-        type: str
-        required: true
-      password:
-        description: The password or token.
-        type: str
-        required: true
   registry_ca_files:
     description:
       - Registry C(host[:port]) (the C(/etc/docker/certs.d) directory name) to a PEM CA file on the controller that
