@@ -35,7 +35,7 @@ except ImportError:  # pragma: no cover - Python 2 is not supported on targets
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import registry
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import (
     docker_host_problem,
-    mirror_url_problem,
+    http_url_problem,
     registry_host_problem,
 )
 
@@ -426,7 +426,7 @@ def input_problems(params, names=None):
         problems.append("%s: %s %s" % (names.get(option) or option, value, why))
 
     for url in params.get("registry_mirrors") or []:
-        why = mirror_url_problem(url)
+        why = http_url_problem(url)
         if why:
             problem("registry_mirrors", repr(url), why)
     for login in params.get("registry_logins") or []:

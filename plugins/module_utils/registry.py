@@ -158,7 +158,8 @@ def verdict(observed, kind="registry", ca_variable="registry_ca_certificates", l
         return False, "%s %s: not reachable: %s" % (kind, name, why)
     status = observed["status"]
     if status not in (200, 401):
-        why = "404: no /v2/ API here (not a registry?)" if status == 404 else "HTTP %s" % status
+        why = ("404: no /v2/ API at %s (not a registry, or not under this path: dockerd asks <mirror>/v2/...)"
+               % observed.get("probed") if status == 404 else "HTTP %s" % status)
         return False, "%s %s: %s" % (kind, name, why)
     line = "%s %s: %s" % (kind, name, "200" if status == 200 else "401 auth required")
     if not observed.get("api_version"):

@@ -89,18 +89,6 @@ def http_url_problem(value):
     return url_problem(value, ("http", "https"))
 
 
-def mirror_url_problem(value):
-    """Return why value is not a registry mirror dockerd takes (an http(s) base URL without a path), or None."""
-    problem = http_url_problem(value)
-    if problem:
-        return problem
-    path = value.split("://", 1)[1].partition("/")[2]
-    if path.strip("/"):
-        return ("has a path (/%s): a mirror is scheme://host[:port] only, dockerd builds /v2/... itself (Docker 20.10 "
-                "refuses to start with it, later releases send pulls to another URL than the mirror serves)" % path)
-    return None
-
-
 def docker_host_problem(value, schemes=("unix", "tcp", "ssh")):
     """Return why value is not a Docker endpoint (unix:///path, tcp://host[:port], ssh://[user@]host[:port]), or None."""
     schemes = tuple(schemes)

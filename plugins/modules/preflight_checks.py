@@ -81,7 +81,7 @@ options:
     default: 5
   registry_mirrors:
     description:
-      - Registry mirror base URLs (C(scheme://host[:port]), no path); C(GET <url>/v2/) must answer 200 or 401 (auth
+      - Registry mirror URLs (as in daemon.json's C(registry-mirrors)); C(GET <url>/v2/) must answer 200 or 401 (auth
         required still means reachable), its TLS checked as dockerd checks it (the system's CAs plus the mirror's CA
         from O(registry_ca_files)).
     type: list

@@ -18,7 +18,6 @@ import re
 from ansible.errors import AnsibleFilterError
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import (
     http_url_problem,
-    mirror_url_problem,
     registry_host_problem,
     registry_problem,
 )
@@ -224,7 +223,7 @@ class _Checker(object):
     def registries(self):
         config = self.config
         for mirror in config.get("registry-mirrors", []) if isinstance(config.get("registry-mirrors", []), list) else [None]:
-            problem = mirror_url_problem(mirror)
+            problem = http_url_problem(mirror)
             if problem:
                 self.fail("registry-mirrors", mirror, problem)
         for registry in config.get("insecure-registries", []) if isinstance(config.get("insecure-registries", []), list) else [None]:
@@ -292,7 +291,7 @@ def docker_daemon_config(settings, prefix="docker_engine"):
 
     config = {}
 
-    for name, key, problem_of in (("registry_mirrors", "registry-mirrors", mirror_url_problem),
+    for name, key, problem_of in (("registry_mirrors", "registry-mirrors", http_url_problem),
                                   ("insecure_registries", "insecure-registries", registry_problem)):
         entries = _list(settings, name, prefix)
         for entry in entries:

@@ -60,10 +60,6 @@ CASES = {
         "role": "docker_engine",
         "vars": {"docker_engine_registry_mirrors": ["mirror.example:5000"]},
     },
-    "registry-mirror-with-path": {
-        "role": "docker_engine",
-        "vars": {"docker_engine_registry_mirrors": ["https://mirror.example:5443/v2"]},
-    },
     "registry-mirror-line-break": {
         "role": "docker_engine",
         "vars": {"docker_engine_registry_mirrors": ["https://mirror.example:5000\n"]},

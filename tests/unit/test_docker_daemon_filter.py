@@ -221,16 +221,6 @@ def test_inner_storage_driver_is_checked_but_never_written(driver):
     assert "storage-driver" not in inner_daemon_config({"storage_driver": driver})
 
 
-def test_a_mirror_with_a_path_is_refused_named_and_set_or_merged():
-    with pytest.raises(AnsibleFilterError, match=r"docker_engine_registry_mirrors: 'https://mirror.example:5443/v2' has a "
-                                                 r"path \(/v2\): a mirror is scheme://host\[:port\] only"):
-        build(registry_mirrors=["https://mirror.example:5443/v2"])
-    with pytest.raises(AnsibleFilterError, match=r"registry-mirrors='https://mirror.example/hub' \(from "
-                                                 r"docker_engine_daemon_options\) has a path"):
-        build(daemon_options={"registry-mirrors": ["https://mirror.example/hub"]})
-    assert build(registry_mirrors=["https://mirror.example:5443/"])["registry-mirrors"] == ["https://mirror.example:5443/"]
-
-
 def test_registry_ca_files_say_where_each_ca_goes_and_whether_it_differs():
     cas = {"mirror.example:5443": "/srv/site-ca.crt", "registry.example": "/srv/other.crt"}
     pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"

@@ -182,7 +182,8 @@ def test_a_closed_port_and_a_silent_server_are_not_reachable():
 
 def test_a_server_that_is_no_registry(server, pki):
     missing = registry.probe(server + "/nothing", 5, pki["ca"])
-    assert registry.verdict(missing) == (False, "registry %s/nothing: 404: no /v2/ API here (not a registry?)" % server)
+    assert registry.verdict(missing) == (False, "registry %s/nothing: 404: no /v2/ API at %s/nothing/v2/ (not a registry, or not "
+                                                "under this path: dockerd asks <mirror>/v2/...)" % (server, server))
 
 
 def test_preflight_checks_name_each_registry_that_does_not_work(server, pki):

@@ -10,7 +10,6 @@ import pytest
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import (
     docker_host_problem,
     http_url_problem,
-    mirror_url_problem,
     registry_host_problem,
     url_problem,
 )
@@ -103,19 +102,6 @@ def test_test_plugins_give_the_same_answers_in_a_real_play(tmp_path):
     assert answer["pip"] == [row[0] for row in URLS if row[0] and row[2] is None]
     assert answer["any"] == [row[0] for row in DOCKER_HOSTS if row[1] is None]
     assert answer["local"] == [row[0] for row in DOCKER_HOSTS if row[2] is None]
-
-
-@pytest.mark.parametrize("value, problem", [
-    ("https://mirror.example:5443", None),
-    ("https://mirror.example:5443/", None),
-    ("http://10.0.0.1:5000", None),
-    ("https://mirror.example:5443/v2", "has a path (/v2): a mirror is scheme://host[:port] only"),
-    ("https://mirror.example/dockerhub/", "has a path (/dockerhub/): a mirror is scheme://host[:port] only"),
-    ("mirror.example:5443", "is not an http:// or https:// URL"),
-])
-def test_mirror_url_problem(value, problem):
-    found = mirror_url_problem(value)
-    assert (found is None) if problem is None else found.startswith(problem)
 
 
 @pytest.mark.parametrize("value, problem", [
