@@ -15,7 +15,7 @@ export ANSIBLE_HOME := $(CURDIR)/.cache/ansible-home
 export ANSIBLE_FORCE_COLOR := 0
 
 # Scenario order: the longest first, so the lanes (MOLECULE_LANES) end close together.
-SCENARIO_ORDER := agents e2e docker_engine runtime_container runtime_image harbor_modules qemu_binfmt nightly_schedule nvidia_runtime preflight
+SCENARIO_ORDER := agents e2e registry docker_engine runtime_container runtime_image harbor_modules qemu_binfmt nightly_schedule nvidia_runtime preflight
 MOLECULE_LANES ?= 2
 SCENARIOS_PRESENT := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 SCENARIOS ?= $(filter $(SCENARIOS_PRESENT),$(SCENARIO_ORDER)) $(sort $(filter-out $(SCENARIO_ORDER),$(SCENARIOS_PRESENT)))
@@ -134,7 +134,8 @@ arm64-down:
 	bash tests/arm64/vm.sh down
 
 bench: venv images runtime-image-tar agent-toolchain-tars
-	$(BIN)/python bench/run.py --runtime-image-tar $(RUNTIME_IMAGE_TAR) --runtime-image-tag $(RUNTIME_IMAGE_TAG)
+	$(BIN)/python bench/run.py --runtime-image-tar $(RUNTIME_IMAGE_TAR) --runtime-image-tag $(RUNTIME_IMAGE_TAG) \
+	  --images-dir $(IMAGES_DIR)
 
 # Reports go to ./reports/<night>/ (fleet-report.md, .csv, .json, .html).
 demo: setup runtime-image-tar

@@ -16,6 +16,8 @@
 7. trial-overhead: Harbor's phase times of oracle trials on the sample task and on a large many-layer image, in
    runtime containers whose inner engine runs vfs and overlay2, alternated in one run, with the time to get the
    images there and probes of the docker commands a trial runs (bench/trial_overhead.py).
+8. toolchains: a host's first provisioning with its agent toolchain pulled from the site registry (baked once by a
+   build host) against baking it itself, on the registry scenario's targets and registries (bench/toolchains.py).
 
 Targets are privileged containers from aisbench-test/debian-systemd:13 (systemd PID 1) on this
 machine's engine, named aisbench-bench-*, reached with community.docker.docker and removed at
@@ -51,6 +53,7 @@ from docker_cli import docker  # noqa: E402  pylint: disable=wrong-import-positi
 import harbor_summary  # noqa: E402  pylint: disable=wrong-import-position
 import task_sync_bench  # noqa: E402  pylint: disable=wrong-import-position
 import shard as shard_bench  # noqa: E402  pylint: disable=wrong-import-position
+import toolchains as toolchains_bench  # noqa: E402  pylint: disable=wrong-import-position
 import trial_overhead  # noqa: E402  pylint: disable=wrong-import-position
 
 TARGET_IMAGE = "aisbench-test/debian-systemd:13"
@@ -841,6 +844,9 @@ def render_markdown(results):
     overhead = results.get("trial_overhead")
     if overhead:
         out += trial_overhead.render(overhead, _part_load(overhead) + _measured(overhead))
+    toolchains = results.get("toolchains")
+    if toolchains:
+        out += toolchains_bench.render(toolchains, _part_load(toolchains) + _measured(toolchains))
     out += [
         "## How to read them",
         "",
@@ -921,6 +927,9 @@ def parse_args(argv=None):
     parser.add_argument("--skip-shard", action="store_true")
     parser.add_argument("--shard-targets", default="1,2,3", help="target counts of the shard part (default: 1,2,3)")
     parser.add_argument("--shard-attempts", type=int, default=2, help="attempts per task and agent (default: 2)")
+    parser.add_argument("--skip-toolchains", action="store_true")
+    parser.add_argument("--images-dir", default="/var/tmp/aisbench-images",
+                        help="the local image tars (make images runtime-image-tar) the toolchains part's registry holds")
     parser.add_argument("--skip-trial-overhead", action="store_true")
     parser.add_argument("--overhead-rounds", type=int, default=3,
                         help="trial-overhead rounds; each runs one trial of each task on each engine (default: 3)")
@@ -1021,6 +1030,11 @@ def main(argv=None):
                                             args.overhead_big_mb, args.overhead_big_layers, log,
                                             probe_repeat=args.overhead_probe_repeat)
         results["trial_overhead"] = dict(rows, measured_at=now(), command=command, load=[before, load_snapshot()])
+        save()
+    if not args.skip_toolchains:
+        before = load_snapshot()
+        rows = toolchains_bench.run_benchmark(args.images_dir, args.runtime_image_tag, run_playbook, log)
+        results["toolchains"] = dict(rows, measured_at=now(), command=command, load=[before, load_snapshot()])
         save()
     image, key = ensure_ssh_image() if needs_targets else (None, None)
     if not args.skip_single:

@@ -15,6 +15,7 @@ __metaclass__ = type
 
 import time
 
+from ansible.errors import AnsibleError
 from ansible.plugins.action import ActionBase
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import preflight as pf
 
@@ -34,10 +35,20 @@ class ActionModule(ActionBase):
         dummy, params = self.validate_argument_spec(pf.ARGUMENT_SPEC)
         names = params["input_names"] or {}
         problems = pf.input_problems(params, names)
+        cas = {}
+        for where, path in sorted((params["registry_ca_files"] or {}).items()):
+            try:
+                with open(self._find_needle("files", path), "r") as handle:
+                    cas[where] = handle.read()
+            except (AnsibleError, OSError) as exc:
+                problems.append("%s: [%r] %s is not a readable file on the controller (%s)" % (
+                    names.get("registry_ca_files") or "registry_ca_files", where, path, exc))
         if problems:
             result.update(failed=True, msg=" ".join(problem + "." for problem in problems))
             return result
         module_args = dict(self._task.args)
+        module_args.pop("registry_ca_files", None)
+        module_args["registry_ca_certificates"] = dict(params["registry_ca_certificates"] or {}, **cas)
         try:
             before = time.time()
             module_args["controller_time"] = before

@@ -20,12 +20,13 @@ def _rules():
 
 
 def _toolchain_plan(agents, versions, recipes, images=None, archives=None, base="debian:13-slim", rebuild=False,
-                    template_dirs=None, default_template=None, build_files=None):
+                    template_dirs=None, default_template=None, build_files=None, source="bake", registry=""):
     rules = _rules()
     try:
         return rules.toolchain_plan(agents, versions, recipes, images=images, archives=archives, base=base,
                                     rebuild=bool(rebuild), template_dirs=template_dirs,
-                                    default_template=default_template, build_files=build_files)
+                                    default_template=default_template, build_files=build_files, source=source,
+                                    registry=registry)
     except (rules.ToolchainError, OSError) as exc:
         raise AnsibleFilterError("baked_images: %s" % exc)
 
@@ -50,6 +51,14 @@ def _toolchain_summary(*args, **kwargs):
     return _rules().toolchain_summary(*args, **kwargs)
 
 
+def _pull_failures(*args, **kwargs):
+    return _rules().pull_failures(*args, **kwargs)
+
+
+def _push_plan(*args, **kwargs):
+    return _rules().push_plan(*args, **kwargs)
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -59,4 +68,6 @@ class FilterModule(object):
             "image_failures": _image_failures,
             "toolchain_base_failures": _base_failures,
             "toolchain_summary": _toolchain_summary,
+            "toolchain_pull_failures": _pull_failures,
+            "toolchain_push_plan": _push_plan,
         }

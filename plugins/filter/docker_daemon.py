@@ -59,6 +59,13 @@ def inner_daemon_config(settings=None, prefix="runtime_container"):
     return docker_daemon.inner_daemon_config(settings, prefix=prefix)
 
 
+def registry_ca_files(cas, contents=None, certs_dir="/etc/docker/certs.d", current=None):
+    from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils import docker_daemon
+
+    return docker_daemon.registry_ca_files(cas, contents, certs_dir=certs_dir, current=current)
+
+
 class FilterModule(object):
     def filters(self):
-        return {"docker_daemon_config": docker_daemon_config, "inner_daemon_config": inner_daemon_config}
+        return {"docker_daemon_config": docker_daemon_config, "inner_daemon_config": inner_daemon_config,
+                "registry_ca_files": registry_ca_files}

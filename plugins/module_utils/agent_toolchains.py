@@ -108,17 +108,29 @@ def _file_digest(paths):
     return digest.hexdigest()
 
 
+def remote_ref(registry, ref):
+    """The toolchain image's name in the site registry (registry host[:port][/path] + the local name)."""
+    return "%s/%s" % (registry.strip("/"), ref) if registry else ""
+
+
 def toolchain_plan(agents, versions, recipes, images=None, archives=None, base="debian:13-slim", rebuild=False,
-                   template_dirs=None, default_template=None, build_files=None):
+                   template_dirs=None, default_template=None, build_files=None, source="bake", registry=""):
     """What the role does for each agent toolchain (on the controller).
 
     agents: agent names to bake; versions: agent -> version; recipes: agent -> recipe; images: docker_image_info's
     ``images`` for the toolchain refs (those that exist); archives: agent -> image tar to load instead of building;
     template_dirs/default_template: where the Dockerfile template comes from (see find_template); build_files: other
     files of the build context. The hash covers the recipe, the version, the template and those files.
-    Returns one dict per agent: agent, version, image, volume, mount, import_path, base, archive, template, hash,
-    action (skip, load or build) and the build inputs (packages, commands, manifest).
+    source: bake (build what is missing here) or pull (pull it from registry, where a build host pushed it); an agent
+    with an archive is loaded either way.
+    Returns one dict per agent: agent, version, image, remote (its name in registry), volume, mount, import_path, base,
+    archive, template, hash, action (skip, load, pull or build) and the build inputs (packages, commands, manifest).
     """
+    if source not in ("bake", "pull"):
+        raise ToolchainError("baked_images_agent_source must be bake or pull, got %r" % (source,))
+    if source == "pull" and not registry:
+        raise ToolchainError("baked_images_agent_source=pull needs baked_images_agent_registry (the site registry the "
+                             "build host pushed the toolchains to)")
     archives = archives or {}
     existing = {}
     for image in images or []:
@@ -178,10 +190,13 @@ def toolchain_plan(agents, versions, recipes, images=None, archives=None, base="
         entry["check_argv"] = check_argv
         current = existing.get(ref)
         labels = ((current or {}).get("Config") or {}).get("Labels") or {}
+        entry["remote"] = remote_ref(registry, ref)
         if current is not None and not rebuild and (entry["archive"] or labels.get(LABEL_HASH) == entry["hash"]):
             entry["action"] = "skip"
         elif entry["archive"]:
             entry["action"] = "load"
+        elif source == "pull":
+            entry["action"] = "pull"
         else:
             entry["action"] = "build"
         plan.append(entry)
@@ -239,16 +254,51 @@ def base_failures(builds, images, results):
             for entry in builds if entry["base"] not in present]
 
 
-def toolchain_summary(entry, stale, failed):
+def pull_failures(results):
+    """Failure records of the looped docker_image_pull results (item: a plan entry): not pulled, or pulled but baked from
+    another recipe, version or template than this host's plan (its hash label differs): such a toolchain is not used."""
+    failures = []
+    for result in results or []:
+        entry = result.get("item") or {}
+        image = result.get("image") or {}
+        if result.get("skipped"):
+            continue
+        if not image:
+            failures.append({"image": entry.get("image"), "log": [],
+                             "error": "cannot pull %s from the site registry: %s" % (entry.get("remote"),
+                                                                                  result.get("msg", "failed"))})
+            continue
+        found = ((image.get("Config") or {}).get("Labels") or {}).get(LABEL_HASH)
+        if found != entry.get("hash"):
+            failures.append({"image": entry.get("image"), "log": [],
+                             "error": "%s in the site registry was baked from another recipe, version or template than "
+                                      "this host's (toolchain hash %s, here %s): bake and push it again on the build host"
+                                      % (entry.get("remote"), found, entry.get("hash"))})
+    return failures
+
+
+def push_plan(plan, images, failed):
+    """The toolchains to push to the site registry: not failed, and the engine's image has no digest from that
+    repository yet (a push leaves one; a rebuilt image has none). images: docker_image_info's ``images``."""
+    digests = {}
+    for image in images or []:
+        for tag in image.get("RepoTags") or []:
+            digests[tag] = image.get("RepoDigests") or []
+    return [entry for entry in plan
+            if entry.get("remote") and entry["image"] not in failed and entry["image"] in digests
+            and not any(digest.startswith(entry["remote"].rsplit(":", 1)[0] + "@") for digest in digests[entry["image"]])]
+
+
+def toolchain_summary(entry, stale, failed, pushed=None):
     """What the role did for one toolchain, for baked_images_result."""
     if entry["image"] in failed:
         image_action, volume_action = "failed", "none"
     else:
-        image_action = {"skip": "kept", "load": "loaded", "build": "built"}[entry["action"]]
+        image_action = {"skip": "kept", "load": "loaded", "pull": "pulled", "build": "built"}[entry["action"]]
         volume_action = "filled" if entry["volume"] in stale else "kept"
     return {"agent": entry["agent"], "version": entry["version"], "image": entry["image"], "volume": entry["volume"],
             "mount": entry["mount"], "import_path": entry["import_path"], "image_action": image_action,
-            "volume_action": volume_action}
+            "volume_action": volume_action, "pushed": entry["image"] in (pushed or [])}
 
 
 def image_failures(results, error):

@@ -32,7 +32,12 @@ except ImportError:  # pragma: no cover - Python 2 is not supported on targets
     http_client = None
     urlsplit = None
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import docker_host_problem, http_url_problem
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import registry
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import (
+    docker_host_problem,
+    http_url_problem,
+    registry_host_problem,
+)
 
 PASS = "PASS"
 FAIL = "FAIL"
@@ -48,6 +53,7 @@ CHECK_NAMES = (
     "binfmt_misc",
     "docker",
     "registry_mirrors",
+    "registry_logins",
     "gpu",
     "cuda",
     "clock",
@@ -228,35 +234,32 @@ def check_docker(expected, probe):
     return result("docker", FAIL, "not reachable: %s" % why, **details)
 
 
-def classify_registry_status(status):
-    """A registry's /v2/ answers 200 (anonymous access) or 401 (auth required): both mean it is there."""
-    if status == 200:
-        return True, "200"
-    if status == 401:
-        return True, "401 auth required"
-    if status == 404:
-        return False, "404: no /v2/ API here (not a registry?)"
-    return False, "HTTP %s" % status
-
-
-def check_registry_mirrors(probes):
-    """probes: list of {"url", "status" (int or None), "error", "api_version"}."""
+def _registry_check(name, probes, kind, names, nothing):
+    """PASS when every registry answered (and took its credentials), else FAIL naming each one that did not."""
     if not probes:
-        return skipped("registry_mirrors", "no mirrors configured")
-    lines = []
-    bad = []
-    for probe in probes:
-        if probe.get("status") is None:
-            ok, why = False, probe.get("error") or "no answer"
-        else:
-            ok, why = classify_registry_status(probe["status"])
-            if ok and not probe.get("api_version"):
-                why += ", no Docker-Distribution-API-Version header"
-        lines.append("%s: %s" % (probe["url"], why))
+        return skipped(name, nothing)
+    names = names or {}
+    lines, bad, problems = [], [], []
+    for observed in probes:
+        ok, line = registry.verdict(observed, kind, names.get("registry_ca_files") or "registry_ca_files",
+                                    names.get("registry_logins") or "registry_logins")
+        lines.append(line)
         if not ok:
-            bad.append(probe["url"])
-    reason = "%d/%d reachable; %s" % (len(probes) - len(bad), len(probes), "; ".join(lines))
-    return result("registry_mirrors", FAIL if bad else PASS, reason, unreachable=bad, probes=probes)
+            bad.append(observed["url"])
+            problems.append(line)
+    reason = "%d/%d %s; %s" % (len(probes) - len(bad), len(probes), "reachable" if name == "registry_mirrors" else "usable",
+                               "; ".join(lines))
+    return result(name, FAIL if bad else PASS, reason, unreachable=bad, problems=problems, probes=probes)
+
+
+def check_registry_mirrors(probes, names=None):
+    """probes: registry.probe results, one per mirror: each must answer /v2/ (200, or 401: auth required)."""
+    return _registry_check("registry_mirrors", probes, "mirror", names, "no mirrors configured")
+
+
+def check_registry_logins(probes, names=None):
+    """probes: registry.probe results with credentials, one per login: each registry must take its credentials."""
+    return _registry_check("registry_logins", probes, "registry", names, "no registry logins configured")
 
 
 def is_nvidia_gpu(vendor, pci_class):
@@ -386,6 +389,10 @@ ARGUMENT_SPEC = dict(
     docker_expected=dict(type="bool", default=False),
     docker_timeout=dict(type="float", default=5),
     registry_mirrors=dict(type="list", elements="str", default=[]),
+    registry_logins=registry.LOGINS_ARGUMENT_SPEC,
+    # Controller paths, read by the action plugin into registry_ca_certificates (host[:port] -> PEM) for the module.
+    registry_ca_files=dict(type="dict", default={}),
+    registry_ca_certificates=dict(type="dict", default={}),
     registry_timeout=dict(type="float", default=5),
     registry_validate_certs=dict(type="bool", default=True),
     gpu_min_count=dict(type="int", default=0),
@@ -418,10 +425,20 @@ def input_problems(params, names=None):
     def problem(option, value, why):
         problems.append("%s: %s %s" % (names.get(option) or option, value, why))
 
-    mirrors = [url for url in params.get("registry_mirrors") or [] if http_url_problem(url)]
-    if mirrors:
-        problem("registry_mirrors", [str(url) for url in mirrors],
-                "are not http:// or https:// base URLs (no query, fragment or credentials)")
+    for url in params.get("registry_mirrors") or []:
+        why = http_url_problem(url)
+        if why:
+            problem("registry_mirrors", repr(url), why)
+    for login in params.get("registry_logins") or []:
+        why = registry_host_problem(login.get("registry"))
+        if why:
+            problem("registry_logins", "registry %r" % login.get("registry"), why)
+        if not str(login.get("username") or "").strip():
+            problem("registry_logins", "registry %r" % login.get("registry"), "has no username")
+    for where in sorted(set(params.get("registry_ca_files") or {}) | set(params.get("registry_ca_certificates") or {})):
+        why = registry_host_problem(where)
+        if why:
+            problem("registry_ca_files", repr(where), why + " (the certs.d directory name)")
     if docker_host_problem(params["docker_host"], ("unix", "tcp")):
         problem("docker_host", params["docker_host"], "is neither unix:///path nor tcp://host:port")
     if not _DOTTED_VERSION.match(str(params["python_min_version"])):
@@ -564,25 +581,6 @@ def _describe_error(exc):
     if isinstance(exc, socket.timeout) or "timed out" in text:
         return "timed out"
     return text
-
-
-def probe_registry(url, timeout, validate_certs, open_url):
-    """GET <mirror>/v2/ once. open_url: ansible.module_utils.urls.open_url (proxies, CA bundle)."""
-    target = url.rstrip("/") + "/v2/"
-    observed = dict(url=url, probed=target, status=None, api_version=None, error=None)
-    try:
-        response = open_url(target, method="GET", timeout=timeout, validate_certs=validate_certs, follow_redirects="safe")
-        observed["status"] = response.getcode()
-        observed["api_version"] = response.headers.get("Docker-Distribution-API-Version")
-    except Exception as exc:  # urllib's HTTPError carries the status: 401 is the normal answer of a private registry.
-        code = getattr(exc, "code", None)
-        if isinstance(code, int):
-            observed["status"] = code
-            headers = getattr(exc, "headers", None)
-            observed["api_version"] = headers.get("Docker-Distribution-API-Version") if headers is not None else None
-        else:
-            observed["error"] = _describe_error(exc)
-    return observed
 
 
 def probe_nvidia(root="/", run_smi=None):

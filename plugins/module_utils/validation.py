@@ -120,3 +120,11 @@ def registry_problem(value):
     if problem == "has no valid host":
         return "is not host[:port] (no scheme, no path)"
     return problem
+
+
+def registry_host_problem(value):
+    """Return why value is not a registry host[:port] (a login's or a certs.d directory's name), or None."""
+    if isinstance(value, str) and ("/" in value or "://" in value):
+        return "is not host[:port] (no scheme, no path)"
+    return registry_problem(value)
+

@@ -66,7 +66,19 @@ options:
     elements: str
     default: []
     version_added: 0.2.0
+  files:
+    description: Paths of files (the registries' CA certificates) whose checksum, mode and owner to report (RV(files)).
+    type: list
+    elements: path
+    default: []
+    version_added: 0.3.0
+  docker_config:
+    description: The Docker client config (C(docker login) writes it) that O(registry_logins) are compared with.
+    type: path
+    default: /root/.docker/config.json
+    version_added: 0.3.0
 extends_documentation_fragment:
+  - aisbench.agent_runtime.registry_logins
   - ansible.builtin.action_common_attributes
   - aisbench.agent_runtime.attributes
 attributes:
@@ -99,7 +111,8 @@ dockerd:
 daemon_json:
   description: >-
     O(daemon_json_path): C(exists), C(checksum) (SHA-1 of the content, as the template module computes it), C(mode)
-    (octal string), C(uid), C(gid), and C(dir_exists) for its directory.
+    (octal string), C(uid), C(gid), C(dir_exists) for its directory, and C(registry_mirrors), the mirrors it holds
+    (null when it is not a JSON object).
   returned: always
   type: dict
 old_backups:
@@ -140,6 +153,17 @@ archives:
       exists: true
       images: [{"Id": "sha256:db00ac3c...", "RepoTags": ["aisbench/agent-runtime:0.25.0"]}]
       error: null
+files:
+  description: Per path in O(files), the same keys as RV(daemon_json) (without C(registry_mirrors)).
+  returned: always
+  type: dict
+  version_added: 0.3.0
+logins_differ:
+  description: The registries of O(registry_logins) whose credentials O(docker_config) does not hold as given.
+  returned: always
+  type: list
+  elements: str
+  version_added: 0.3.0
 apparmor_enabled:
   description: >-
     Whether the kernel enforces AppArmor (C(/sys/kernel/security/apparmor) exists and
@@ -162,6 +186,7 @@ read:
   sample: {packages: [docker.io, python3-requests], images: ["aisbench/agent-runtime:0.25.0"], archives: [], docker_host: ""}
 """
 
+import base64
 import grp
 import hashlib
 import json
@@ -172,6 +197,7 @@ import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.image_archive import archive_state
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.registry import LOGINS_ARGUMENT_SPEC
 
 
 def package_versions(module, names):
@@ -196,18 +222,48 @@ def dockerd_state(module):
     return {"found": rc == 0, "validate": "--validate" in out + err}
 
 
-def file_state(path):
+def file_state(path, content=None):
     state = {"exists": False, "checksum": None, "mode": None, "uid": None, "gid": None,
              "dir_exists": os.path.isdir(os.path.dirname(path))}
     try:
         info = os.stat(path)
         with open(path, "rb") as handle:
-            digest = hashlib.sha1(handle.read()).hexdigest()  # nosec: the template module's checksum, not security
+            data = handle.read()
     except OSError:
         return state
-    state.update(exists=stat.S_ISREG(info.st_mode), checksum=digest, mode="%04o" % stat.S_IMODE(info.st_mode),
-                 uid=info.st_uid, gid=info.st_gid)
+    state.update(exists=stat.S_ISREG(info.st_mode), checksum=hashlib.sha1(data).hexdigest(),  # nosec: template's checksum
+                 mode="%04o" % stat.S_IMODE(info.st_mode), uid=info.st_uid, gid=info.st_gid)
+    if content:
+        state.update(content(data))
     return state
+
+
+def daemon_json_mirrors(data):
+    """The registry-mirrors daemon.json holds (None when it is not a JSON object)."""
+    try:
+        config = json.loads(data.decode("utf-8"))
+    except ValueError:
+        return {"registry_mirrors": None}
+    return {"registry_mirrors": config.get("registry-mirrors", []) if isinstance(config, dict) else None}
+
+
+def logins_differ(config_path, logins):
+    """The registries of logins whose credentials the Docker client config does not hold as given (docker login stores
+    base64 of user:password under the registry's name). Never returns a secret."""
+    if not logins:
+        return []
+    try:
+        with open(config_path, "rb") as handle:
+            auths = json.loads(handle.read().decode("utf-8")).get("auths") or {}
+    except (OSError, ValueError, AttributeError):
+        auths = {}
+    differ = []
+    for login in logins:
+        wanted = base64.b64encode(("%s:%s" % (login["username"], login["password"])).encode("utf-8")).decode("ascii")
+        stored = [(auths.get(key) or {}).get("auth") for key in (login["registry"], "https://" + login["registry"])]
+        if wanted not in stored:
+            differ.append(login["registry"])
+    return differ
 
 
 def old_backups(path):
@@ -300,6 +356,9 @@ def main():
             images=dict(type="list", elements="str", default=[]),
             group=dict(type="str"),
             archives=dict(type="list", elements="str", default=[]),
+            files=dict(type="list", elements="path", default=[]),
+            docker_config=dict(type="path", default="/root/.docker/config.json"),
+            registry_logins=LOGINS_ARGUMENT_SPEC,
         ),
         supports_check_mode=True,
     )
@@ -312,7 +371,7 @@ def main():
         packages=packages,
         installed_specs=sorted("%s=%s" % item for item in packages.items()),
         dockerd=dockerd_state(module),
-        daemon_json=file_state(params["daemon_json_path"]),
+        daemon_json=file_state(params["daemon_json_path"], daemon_json_mirrors),
         old_backups=old_backups(params["daemon_json_path"]),
         service=service,
         info=engine_info(module, docker, service) if params["engine_info"] else None,
@@ -320,6 +379,8 @@ def main():
         group_members=group_members(params["group"]),
         apparmor_enabled=apparmor_enabled(),
         archives=dict((path, archive_state(path)) for path in params["archives"]),
+        files=dict((path, file_state(path)) for path in params["files"]),
+        logins_differ=logins_differ(params["docker_config"], params["registry_logins"]),
         check_mode=module.check_mode,
         read=dict(packages=params["packages"], images=params["images"], archives=params["archives"],
                   docker_host=params["docker_host"] or ""),

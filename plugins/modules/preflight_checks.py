@@ -18,7 +18,7 @@ description:
   - With O(gather_subset) it also returns, in the same round trip, the facts C(ansible.builtin.setup) gathers for
     those subsets (the same Ansible fact collectors), so a play can do without its own fact gathering.
   - Checks are C(commands), C(architecture), C(os_release), C(python), C(disk), C(binfmt_misc), C(docker),
-    C(registry_mirrors), C(gpu), C(cuda) and C(clock).
+    C(registry_mirrors), C(registry_logins), C(gpu), C(cuda) and C(clock).
   - The action plugin of the same name checks the options before the round trip, reads the controller's clock
     before and after it for the C(clock) check, and fails the task when a required check failed.
 author: aisbench maintainers (!UNKNOWN)
@@ -27,13 +27,16 @@ options:
     description: Checks to run; the others are reported as C(SKIP).
     type: list
     elements: str
-    choices: [commands, architecture, os_release, python, disk, binfmt_misc, docker, registry_mirrors, gpu, cuda, clock]
-    default: [commands, architecture, os_release, python, disk, binfmt_misc, docker, registry_mirrors, gpu, cuda, clock]
+    choices: [commands, architecture, os_release, python, disk, binfmt_misc, docker, registry_mirrors, registry_logins, gpu, cuda,
+              clock]
+    default: [commands, architecture, os_release, python, disk, binfmt_misc, docker, registry_mirrors, registry_logins, gpu, cuda,
+              clock]
   required:
     description: Checks whose C(FAIL) counts in RV(failed_required).
     type: list
     elements: str
-    choices: [commands, architecture, os_release, python, disk, binfmt_misc, docker, registry_mirrors, gpu, cuda, clock]
+    choices: [commands, architecture, os_release, python, disk, binfmt_misc, docker, registry_mirrors, registry_logins, gpu, cuda,
+              clock]
     default: []
   commands:
     description: Commands that must be on C(PATH) (the sbin directories are searched too).
@@ -77,16 +80,30 @@ options:
     type: float
     default: 5
   registry_mirrors:
-    description: Registry mirror base URLs; C(GET <url>/v2/) must answer 200 or 401 (auth required still means reachable).
+    description:
+      - Registry mirror URLs (as in daemon.json's C(registry-mirrors)); C(GET <url>/v2/) must answer 200 or 401 (auth
+        required still means reachable), its TLS checked as dockerd checks it (the system's CAs plus the mirror's CA
+        from O(registry_ca_files)).
     type: list
     elements: str
     default: []
+  registry_ca_files:
+    description:
+      - Registry C(host[:port]) (the C(/etc/docker/certs.d) directory name) to a PEM CA file on the controller that
+        signs that registry's or mirror's certificate, trusted on top of the system's CAs.
+      - The action plugin reads the files and hands their content to the module as O(registry_ca_certificates).
+    type: dict
+    default: {}
+  registry_ca_certificates:
+    description: The same as PEM text (set by the action plugin from O(registry_ca_files)).
+    type: dict
+    default: {}
   registry_timeout:
-    description: Seconds to wait for each mirror.
+    description: Seconds to wait for each registry.
     type: float
     default: 5
   registry_validate_certs:
-    description: Verify the mirrors' TLS certificates.
+    description: Verify the registries' TLS certificates.
     type: bool
     default: true
   gpu_min_count:
@@ -134,7 +151,7 @@ options:
     type: float
 notes:
   - Supports check mode and runs identically in it (all checks are read-only).
-  - Runs with the target's standard library only; the registry check uses Ansible's C(open_url) (proxy variables and system CAs apply).
+  - Runs with the target's standard library only; the registry checks honour the proxy variables.
 """
 
 EXAMPLES = r"""
@@ -218,8 +235,8 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.facts import ansible_collector, default_collectors
 from ansible.module_utils.facts.collector import CollectorNotFoundError, CycleFoundInFactDeps, UnresolvedFactDep
 from ansible.module_utils.facts.namespace import PrefixFactNamespace
-from ansible.module_utils.urls import open_url
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import preflight as pf
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import registry
 
 
 def _validate(module):
@@ -262,10 +279,14 @@ def _run_check(module, name):
         return pf.check_binfmt(*pf.probe_binfmt())
     if name == "docker":
         return pf.check_docker(params["docker_expected"], pf.probe_docker(params["docker_host"], params["docker_timeout"]))
-    if name == "registry_mirrors":
-        return pf.check_registry_mirrors([
-            pf.probe_registry(url, params["registry_timeout"], params["registry_validate_certs"], open_url)
-            for url in params["registry_mirrors"]])
+    if name in ("registry_mirrors", "registry_logins"):
+        cas = params["registry_ca_certificates"]
+        probe = (lambda url, **login: registry.probe(url, params["registry_timeout"], cas.get(registry.certs_dir_name(url)),
+                                                     validate_certs=params["registry_validate_certs"], **login))
+        if name == "registry_mirrors":
+            return pf.check_registry_mirrors([probe(url) for url in params["registry_mirrors"]], params["input_names"])
+        return pf.check_registry_logins([probe(login["registry"], username=login["username"], password=login["password"])
+                                         for login in params["registry_logins"]], params["input_names"])
     if name == "gpu":
         smi = module.get_bin_path(params["nvidia_smi"], opt_dirs=list(pf.SBIN_DIRS))
         return pf.check_gpu(params["gpu_min_count"], pf.probe_nvidia(run_smi=(lambda: pf.run_nvidia_smi(smi)) if smi else None))

@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
 import ipaddress
 import numbers
 import posixpath
@@ -17,6 +18,7 @@ import re
 from ansible.errors import AnsibleFilterError
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import (
     http_url_problem,
+    registry_host_problem,
     registry_problem,
 )
 
@@ -411,3 +413,36 @@ def inner_daemon_config(settings=None, prefix="runtime_container"):
     if isinstance(extra, dict):
         inner["daemon_options"] = dict(INNER_DAEMON_OPTIONS, **extra)
     return docker_daemon_config(inner, prefix=prefix)
+
+
+def registry_ca_files(cas, contents=None, certs_dir="/etc/docker/certs.d", current=None):
+    """Where each registry's CA goes (<certs_dir>/<host[:port]>/ca.crt) and whether the host holds it as given.
+
+    cas: registry host[:port] -> CA file on the controller; contents: the files' contents in the same order (None: only
+    the destinations); current: docker_engine_state's ``files`` (path -> exists, checksum, mode, uid, gid).
+    Returns one dict per registry, sorted: registry, src, dest, content, differs.
+    """
+    if not isinstance(cas, dict):
+        raise AnsibleFilterError("docker_engine_registry_ca_certificates must be a mapping of host[:port] to a CA file, "
+                                 "got %r" % (cas,))
+    if contents is not None and len(contents) != len(cas):
+        raise AnsibleFilterError("registry_ca_files: %d contents for %d CA files" % (len(contents), len(cas)))
+    current = current or {}
+    files = []
+    for index, (registry, src) in enumerate(cas.items()):
+        problem = registry_host_problem(registry)
+        if problem:
+            _fail("registry_ca_certificates", registry, problem + " (the certs.d directory name)")
+        entry = {"registry": registry, "src": src, "dest": posixpath.join(certs_dir, registry, "ca.crt"), "content": None,
+                 "differs": True}
+        if contents is not None:
+            if "-----BEGIN CERTIFICATE-----" not in contents[index]:
+                _fail("registry_ca_certificates", {registry: src}, "is not a PEM certificate file")
+            entry["content"] = contents[index]
+            held = current.get(entry["dest"]) or {}
+            entry["differs"] = not (held.get("exists") and held.get("mode") == "0644" and held.get("uid") == 0
+                                    and held.get("gid") == 0
+                                    and held.get("checksum") == hashlib.sha1(contents[index].encode("utf-8")).hexdigest())
+        files.append(entry)
+    return sorted(files, key=lambda entry: entry["registry"])
+

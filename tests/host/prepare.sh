@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Prepare a Debian/Ubuntu machine to run this collection's tests and demo:
-# Docker engine, debootstrap, qemu-user-static, a running dockerd, and chromium (the fleet report's browser test).
+# Docker engine, debootstrap, qemu-user-static, a running dockerd, chromium (the fleet report's browser test) and
+# docker-registry (Debian's distribution 2.8: the registry scenario runs its binary in containers).
 # Idempotent; needs root. Does NOT register any binfmt handler on this host.
 set -euo pipefail
 
 need_pkgs=()
-for pkg in docker.io debootstrap qemu-user-static python3-venv make chromium; do
+for pkg in docker.io debootstrap qemu-user-static python3-venv make chromium docker-registry; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$pkg")
 done
 if [ ${#need_pkgs[@]} -gt 0 ]; then
@@ -14,6 +15,15 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
   apt-get update -qq
   # --no-install-recommends keeps binfmt-support out: the host stays free of qemu handlers.
   apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+  # The package starts its own registry on port 5000 of every address; the tests want only their own, on their own
+  # network (the registry scenario runs the binary in containers).
+  if [[ " ${need_pkgs[*]} " == *" docker-registry "* ]]; then
+    if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+      systemctl disable --now docker-registry.service
+    else
+      service docker-registry stop >/dev/null 2>&1 || true
+    fi
+  fi
 fi
 
 # Privileged containers fail on hosts whose bounding set lacks a capability

@@ -305,3 +305,57 @@ def test_a_registry_with_credentials_is_fetched_with_basic_auth(tmp_path, capsys
     assert (tmp_path / "node.tgz").read_bytes() == b"tarball"
     assert seen == ["Basic " + base64.b64encode(b"npm:reg-canary-4").decode()]
     assert "reg-canary-4" not in capsys.readouterr().out
+
+
+# --- toolchains once per fleet: pulled from the site registry, pushed by the build host --------------------------
+
+def test_pull_hosts_pull_what_they_lack_and_keep_what_they_have():
+    first = plan(["mini-swe-agent"], source="pull", registry="registry.example:5000/")[0]
+    assert first["action"] == "pull"
+    assert first["remote"] == "registry.example:5000/aisbench/agent-mini-swe-agent:2.4.6"
+    # The registry is no input of the toolchain: a pulled toolchain has the build host's hash.
+    assert first["hash"] == plan(["mini-swe-agent"])[0]["hash"]
+    assert plan(["mini-swe-agent"], source="pull", registry="r:5000", images=[image(first)])[0]["action"] == "skip"
+    assert plan(["mini-swe-agent"], source="pull", registry="r:5000", images=[image(first, "other")])[0]["action"] == "pull"
+    # An archive is loaded whatever the source.
+    assert plan(["aider"], source="pull", registry="r:5000", archives={"aider": "/srv/a.tar"})[0]["action"] == "load"
+
+
+@pytest.mark.parametrize("source, registry, message", [
+    ("pull", "", "baked_images_agent_source=pull needs baked_images_agent_registry"),
+    ("fetch", "r:5000", "baked_images_agent_source must be bake or pull, got 'fetch'"),
+])
+def test_pull_without_a_registry_or_an_unknown_source_is_refused(source, registry, message):
+    with pytest.raises(tc.ToolchainError, match=message):
+        plan(["mini-swe-agent"], source=source, registry=registry)
+
+
+def test_a_pulled_toolchain_of_another_recipe_is_refused_and_a_failed_pull_named():
+    mini, aider = plan(["mini-swe-agent", "aider"], source="pull", registry="registry.example:5000")
+    results = [{"item": mini, "image": {"Id": "sha256:m", "Config": {"Labels": {tc.LABEL_HASH: mini["hash"]}}}},
+               {"item": aider, "image": {"Id": "sha256:a", "Config": {"Labels": {tc.LABEL_HASH: "elsewhere"}}}},
+               {"item": aider, "msg": "manifest unknown"}, {"item": mini, "skipped": True}]
+    failures = tc.pull_failures(results)
+    assert [failure["image"] for failure in failures] == [aider["image"], aider["image"]]
+    assert failures[0]["error"].startswith("registry.example:5000/aisbench/agent-aider:0.86.2 in the site registry was "
+                                           "baked from another recipe, version or template than this host's")
+    assert failures[0]["error"].endswith("bake and push it again on the build host")
+    assert failures[1]["error"] == ("cannot pull registry.example:5000/aisbench/agent-aider:0.86.2 from the site registry: "
+                                    "manifest unknown")
+
+
+def test_push_plan_skips_what_the_registry_already_got_and_what_failed():
+    mini, aider, qwen = plan(["mini-swe-agent", "aider", "qwen-coder"], registry="registry.example:5000")
+    images = [dict(image(mini), RepoDigests=["registry.example:5000/aisbench/agent-mini-swe-agent@sha256:1"]),
+              dict(image(aider), RepoDigests=["elsewhere.example/aisbench/agent-aider@sha256:2"]),
+              image(qwen)]
+    assert [entry["agent"] for entry in tc.push_plan([mini, aider, qwen], images, [])] == ["aider", "qwen-coder"]
+    assert [entry["agent"] for entry in tc.push_plan([mini, aider, qwen], images, [qwen["image"]])] == ["aider"]
+    # No registry, nothing to push.
+    assert tc.push_plan(plan(["aider"]), [image(aider)], []) == []
+
+
+def test_summary_says_pulled_and_pushed():
+    mini = plan(["mini-swe-agent"], source="pull", registry="r:5000")[0]
+    summary = tc.toolchain_summary(mini, [mini["volume"]], [], [mini["image"]])
+    assert (summary["image_action"], summary["volume_action"], summary["pushed"]) == ("pulled", "filled", True)

@@ -185,3 +185,15 @@ def test_harbor_benchmark_cross_checks_every_summary(harbor_summary, tmp_path):
         for impl in ("module_utils", "details", "seed"):
             assert row[impl + "_seconds"] > 0 and row[impl + "_peak_bytes"] > 0
         assert row["module_utils_vs_seed"] == row["module_utils_seconds"] / row["seed_seconds"]
+
+
+def test_the_toolchains_part_renders_pulled_against_baked(bench):
+    run = lambda seconds, baked: {"seconds": seconds, "baked_images_seconds": baked, "slowest_tasks": [],  # noqa: E731
+                                  "load_before": None, "load_after": None, "command": "ansible-playbook x"}
+    section = {"agent": "mini-swe-agent", "pull_vs_bake": 0.62,
+               "runs": {"build": run(240.0, 200.0), "pull": run(200.0, 30.0), "bake": run(320.0, 150.0)},
+               "measured_at": "2026-12-05T05:00:00Z", "command": "python bench/run.py"}
+    text = bench.render_markdown(dict(_results(), toolchains=section))
+    assert "## Toolchains once per fleet: first provisioning, toolchain pulled vs baked" in text
+    assert "| `site.yml`, toolchain pulled (`baked_images_agent_source: pull`) | fresh fleet host | 200 s | 30 s |" in text
+    assert "First provisioning with the toolchain pulled: 0.62x the time of baking it." in text

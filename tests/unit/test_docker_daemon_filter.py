@@ -1,10 +1,11 @@
-"""docker_daemon_config: the daemon.json the docker_engine role writes."""
+"""docker_daemon_config: the daemon.json the docker_engine role writes; registry_ca_files: where its registries' CAs go."""
+import hashlib
 import os
 
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.aisbench.agent_runtime.plugins.filter.docker_daemon import docker_daemon_config
+from ansible_collections.aisbench.agent_runtime.plugins.filter.docker_daemon import docker_daemon_config, registry_ca_files
 
 ROLE_DEFAULTS = {
     "registry_mirrors": [],
@@ -218,3 +219,23 @@ def test_inner_bad_settings_name_the_runtime_container_variable(settings, messag
 def test_inner_storage_driver_is_checked_but_never_written(driver):
     # The entrypoint owns the driver (auto: chosen when the container starts); daemon.json never names it.
     assert "storage-driver" not in inner_daemon_config({"storage_driver": driver})
+
+
+def test_registry_ca_files_say_where_each_ca_goes_and_whether_it_differs():
+    cas = {"mirror.example:5443": "/srv/site-ca.crt", "registry.example": "/srv/other.crt"}
+    pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+    assert [entry["dest"] for entry in registry_ca_files(cas, certs_dir="/etc/docker/certs.d")] == [
+        "/etc/docker/certs.d/mirror.example:5443/ca.crt", "/etc/docker/certs.d/registry.example/ca.crt"]
+    held = {"/etc/docker/certs.d/mirror.example:5443/ca.crt": {
+        "exists": True, "mode": "0644", "uid": 0, "gid": 0, "checksum": hashlib.sha1(pem.encode()).hexdigest()}}
+    files = registry_ca_files(cas, [pem, pem], "/etc/docker/certs.d", held)
+    assert [(entry["registry"], entry["differs"], entry["content"]) for entry in files] == [
+        ("mirror.example:5443", False, pem), ("registry.example", True, pem)]
+    held["/etc/docker/certs.d/mirror.example:5443/ca.crt"]["mode"] = "0600"
+    assert registry_ca_files(cas, [pem, pem], "/etc/docker/certs.d", held)[0]["differs"] is True
+    with pytest.raises(AnsibleFilterError, match=r"docker_engine_registry_ca_certificates: \{'registry.example': "
+                                                 r"'/srv/other.crt'\} is not a PEM certificate file"):
+        registry_ca_files(cas, [pem, "not a certificate"])
+    with pytest.raises(AnsibleFilterError, match=r"docker_engine_registry_ca_certificates: 'https://mirror.example' is "
+                                                 r"not host\[:port\] \(no scheme, no path\)"):
+        registry_ca_files({"https://mirror.example": "/srv/ca.crt"})

@@ -3,8 +3,10 @@
 docker_engine_users entry on every run; and what a read covered
 (return read), which runtime_image checks before it decides from docker_engine's read instead of a read of its own."""
 
+import base64
 import collections
 import grp
+import json
 import os
 import pwd
 
@@ -104,3 +106,26 @@ def test_apparmor_enabled_needs_both_files_dockerd_reads(tmp_path):
     assert docker_engine_state.apparmor_enabled(_sys_tree(tmp_path / "off", True, "N")) is False
     assert docker_engine_state.apparmor_enabled(_sys_tree(tmp_path / "none", False, None)) is False
     assert docker_engine_state.apparmor_enabled(_sys_tree(tmp_path / "nosecfs", False, "Y")) is False
+
+
+def test_logins_differ_compares_root_docker_config_without_returning_secrets(tmp_path):
+    config = tmp_path / "config.json"
+    logins = [{"registry": "registry.example:5000", "username": "ci", "password": "s3cret"},
+              {"registry": "other.example", "username": "ci", "password": "x"}]
+    assert docker_engine_state.logins_differ(str(config), logins) == ["registry.example:5000", "other.example"]
+    config.write_text(json.dumps({"auths": {"registry.example:5000": {"auth": base64.b64encode(b"ci:s3cret").decode()},
+                                            "https://other.example": {"auth": base64.b64encode(b"ci:old").decode()}}}))
+    assert docker_engine_state.logins_differ(str(config), logins) == ["other.example"]
+    assert docker_engine_state.logins_differ(str(config), []) == []
+    config.write_text("not json")
+    assert docker_engine_state.logins_differ(str(config), logins[:1]) == ["registry.example:5000"]
+
+
+def test_file_state_reads_checksums_and_daemon_json_its_mirrors(tmp_path):
+    daemon_json = tmp_path / "daemon.json"
+    daemon_json.write_text('{"registry-mirrors": ["https://mirror.example:5443"]}')
+    state = docker_engine_state.file_state(str(daemon_json), docker_engine_state.daemon_json_mirrors)
+    assert state["registry_mirrors"] == ["https://mirror.example:5443"] and state["exists"] is True
+    assert docker_engine_state.file_state(str(tmp_path / "none"))["exists"] is False
+    daemon_json.write_text("{")
+    assert docker_engine_state.file_state(str(daemon_json), docker_engine_state.daemon_json_mirrors)["registry_mirrors"] is None

@@ -12,6 +12,7 @@ if str(COLLECTIONS) not in sys.path:
     sys.path.insert(0, str(COLLECTIONS))
 
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import preflight as pf  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import registry  # noqa: E402
 
 GIB = 1024 ** 3
 
@@ -169,20 +170,22 @@ def test_docker_expected_or_not():
 
 @pytest.mark.parametrize("status, reachable", [(200, True), (401, True), (404, False), (403, False), (502, False)])
 def test_registry_status_classification(status, reachable):
-    assert pf.classify_registry_status(status)[0] is reachable
+    observed = {"url": "https://mirror.example", "status": status, "api_version": "registry/2.0", "error": None}
+    assert registry.verdict(observed)[0] is reachable
 
 
 def test_registry_mirrors_aggregate():
     probes = [
         {"url": "https://mirror-a.example", "status": 401, "api_version": "registry/2.0", "error": None},
-        {"url": "http://mirror-b.example:5000", "status": None, "api_version": None, "error": "Connection refused"},
+        {"url": "http://mirror-b.example:5000", "status": None, "api_version": None, "error": "connection refused"},
         {"url": "https://proxy.example", "status": 200, "api_version": None, "error": None},
     ]
     outcome = pf.check_registry_mirrors(probes)
     assert outcome["status"] == pf.FAIL
     assert outcome["details"]["unreachable"] == ["http://mirror-b.example:5000"]
-    assert outcome["reason"].startswith("2/3 reachable; https://mirror-a.example: 401 auth required; ")
-    assert "https://proxy.example: 200, no Docker-Distribution-API-Version header" in outcome["reason"]
+    assert outcome["details"]["problems"] == ["mirror http://mirror-b.example:5000: not reachable: connection refused"]
+    assert outcome["reason"].startswith("2/3 reachable; mirror https://mirror-a.example: 401 auth required; ")
+    assert "mirror https://proxy.example: 200, no Docker-Distribution-API-Version header" in outcome["reason"]
     assert pf.check_registry_mirrors(probes[:1])["status"] == pf.PASS
     assert pf.check_registry_mirrors([])["status"] == pf.SKIP
 

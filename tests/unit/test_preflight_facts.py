@@ -25,7 +25,8 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils import pref
 ROLE_NAMES = {"required": "preflight_required_checks", "registry_mirrors": "preflight_registry_mirrors",
               "docker_host": "preflight_docker_host", "python_min_version": "preflight_python_min_version",
               "disk_min_free_gb": "preflight_disk_min_free_gb", "clock_max_skew": "preflight_clock_max_skew",
-              "gpu_min_count": "preflight_gpu_min_count"}
+              "gpu_min_count": "preflight_gpu_min_count", "registry_logins": "preflight_registry_logins",
+              "registry_ca_files": "preflight_registry_ca_certificates"}
 
 
 def run_module(module, args, tmp_path):
@@ -79,8 +80,14 @@ def test_good_input_has_no_problems():
 
 @pytest.mark.parametrize("overrides, message", [
     ({"registry_mirrors": ["https://ok.example", "mirror.example:5000"]},
-     "preflight_registry_mirrors: ['mirror.example:5000'] are not http:// or https:// base URLs"
-     " (no query, fragment or credentials)"),
+     "preflight_registry_mirrors: 'mirror.example:5000' is not an http:// or https:// URL"),
+    ({"registry_logins": [{"registry": "https://registry.example", "username": "ci", "password": "x"}]},
+     "preflight_registry_logins: registry 'https://registry.example' is not host[:port] (no scheme, no path)"),
+    ({"registry_logins": [{"registry": "registry.example", "username": " ", "password": "x"}]},
+     "preflight_registry_logins: registry 'registry.example' has no username"),
+    ({"registry_ca_files": {"mirror.example:5443/x": "/ca.crt"}},
+     "preflight_registry_ca_certificates: 'mirror.example:5443/x' is not host[:port] (no scheme, no path) (the certs.d"
+     " directory name)"),
     ({"docker_host": "ssh://builder"}, "preflight_docker_host: ssh://builder is neither unix:///path nor tcp://host:port"),
     ({"python_min_version": "3.x"}, "preflight_python_min_version: 3.x is not a dotted version like 3.9"),
     ({"disk_min_free_gb": -1.0}, "preflight_disk_min_free_gb: -1.0 must be >= 0"),
@@ -119,8 +126,8 @@ def test_the_action_refuses_bad_input_before_the_round_trip():
     result = plugin.run(task_vars={"inventory_hostname": "h1"})
     assert calls == []
     assert result["failed"] is True
-    assert result["msg"] == ("preflight_registry_mirrors: ['mirror.example:5000'] are not http:// or https:// base URLs"
-                             " (no query, fragment or credentials). preflight_gpu_min_count: -1 must be >= 0.")
+    assert result["msg"] == ("preflight_registry_mirrors: 'mirror.example:5000' is not an http:// or https:// URL."
+                             " preflight_gpu_min_count: -1 must be >= 0.")
 
 
 def test_the_action_fails_the_host_on_a_failed_required_check_with_the_table():

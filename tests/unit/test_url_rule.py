@@ -10,6 +10,7 @@ import pytest
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import (
     docker_host_problem,
     http_url_problem,
+    registry_host_problem,
     url_problem,
 )
 
@@ -101,3 +102,15 @@ def test_test_plugins_give_the_same_answers_in_a_real_play(tmp_path):
     assert answer["pip"] == [row[0] for row in URLS if row[0] and row[2] is None]
     assert answer["any"] == [row[0] for row in DOCKER_HOSTS if row[1] is None]
     assert answer["local"] == [row[0] for row in DOCKER_HOSTS if row[2] is None]
+
+
+@pytest.mark.parametrize("value, problem", [
+    ("registry.example:5000", None),
+    ("10.0.0.1", None),
+    ("https://registry.example", "is not host[:port] (no scheme, no path)"),
+    ("registry.example:5000/team", "is not host[:port] (no scheme, no path)"),
+    ("10.0.0.0/8", "is not host[:port] (no scheme, no path)"),
+    ("registry.example:70000", "has a port outside 1-65535"),
+])
+def test_registry_host_problem(value, problem):
+    assert registry_host_problem(value) == problem
