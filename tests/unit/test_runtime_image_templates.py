@@ -14,7 +14,7 @@ def render(name, **overrides):
     variables = yaml.safe_load((ROLE / "defaults/main.yml").read_text())
     variables.update(
         _runtime_image_packages=PACKAGES,
-        _runtime_image_pip_args="harbor==0.25.0",
+        _runtime_image_pip_args="harbor==0.26.0",
         _runtime_image_wheels=[],
         _runtime_image_pip_conf="",
         _runtime_image_gateway_pip_args="'litellm[proxy]==1.106.12'",
@@ -30,13 +30,13 @@ def test_default_dockerfile():
     assert lines[1] == "FROM debian:13-slim"
     assert "docker.io docker-cli docker-compose" in text
     assert "--no-install-recommends" in text
-    assert "/opt/harbor/bin/pip install --no-cache-dir --disable-pip-version-check harbor==0.25.0" in text
+    assert "/opt/harbor/bin/pip install --no-cache-dir --disable-pip-version-check harbor==0.26.0" in text
     assert "ln -sf /opt/harbor/bin/harbor /usr/local/bin/harbor" in text
     assert (
         "RUN mkdir -p /opt/swebench/jobs /opt/swebench/tasks /opt/swebench/config /opt/swebench/logs "
         "/opt/swebench/agent-patches /opt/swebench/run" in lines
     )
-    assert 'LABEL org.aisbench.runtime.harbor-version="0.25.0"' in lines
+    assert 'LABEL org.aisbench.runtime.harbor-version="0.26.0"' in lines
     assert 'ENTRYPOINT ["/usr/bin/tini", "-g", "--", "/usr/local/bin/aisbench-entrypoint"]' in lines
     assert 'CMD ["sleep", "infinity"]' in lines
     assert any(line.startswith("HEALTHCHECK ") and "aisbench-healthcheck" in line for line in lines)
