@@ -378,6 +378,7 @@ def test_harbor_job_refuses_bad_input(case, tmp_path):
         # start it and leave the job's files behind, which the snapshot below would see.
         "harbor_executable": "/bin/false",
         "cli_spelling": "job",
+        "harbor_version": "0.26.0",
         "start_timeout": 30,
     }
     args.update({key: replacements.get(value, value) if isinstance(value, str) else value
