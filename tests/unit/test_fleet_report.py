@@ -629,7 +629,7 @@ def _scaled_summary(template, host_index):
         ev = dict(base)
         ev["benchmark"] = "bench-%02d" % (pair // 4)
         ev["agent"] = "agent-%d" % (pair % 4)
-        ev["n_completed"] = 10 + (host_index + pair) % 7
+        ev["n_completed"] = ev["n_scored"] = 10 + (host_index + pair) % 7
         ev["n_errored"] = (host_index * pair) % 3
         ev["n_cancelled"] = pair % 2
         ev["n_pass"] = (host_index * 3 + pair) % (ev["n_completed"] - ev["n_cancelled"] + 1)

@@ -496,12 +496,24 @@ def test_choose_primary_key_rules():
 
 def test_score_trials_follows_harbors_mean():
     # No rewards at all (every trial errored): Harbor's Mean is {"mean": 0}.
-    scored = hr.score_trials([(None, "RuntimeError"), (None, "CancelledError")])
+    scored = hr.score_trials([(None, ["RuntimeError"], None), (None, ["CancelledError"], None)])
     assert (scored["n_completed"], scored["n_errored"], scored["n_cancelled"], scored["pass_at_1"], scored["mean_reward"]) == (2, 2, 1, 0.0, 0.0)
     # An errored trial that was graded keeps its reward; an empty rewards dict counts 0.
-    scored = hr.score_trials([({"reward": 1.0}, "AgentTimeoutError"), ({}, None), ({"reward": 0.0}, None)])
+    scored = hr.score_trials([({"reward": 1.0}, ["AgentTimeoutError"], None), ({}, [], None), ({"reward": 0.0}, [], None)])
     assert (scored["n_pass"], scored["n_rewarded"], scored["pass_at_1"]) == (1, 3, pytest.approx(1 / 3, abs=1e-6))
     assert hr.score_trials([])["pass_at_1"] is None
+
+
+def test_harbor_026_scores_only_the_trials_whose_reward_is_valid():
+    # Harbor 0.26 (job.py final_rewards, JobStats.update_trial): a trial whose reward is not valid is in no mean, a
+    # valid one with an exception that keeps its reward (AgentTimeoutError) is; a trial raising two types counts once.
+    scored = hr.score_trials([({"reward": 1.0}, ["AgentTimeoutError"], True), ({"reward": 1.0}, ["ApiError"], False),
+                              (None, ["CancelledError", "RewardFileNotFoundError"], False), ({"reward": 0.0}, [], True)])
+    assert (scored["n_completed"], scored["n_scored"], scored["n_reward_invalid"], scored["n_pass"]) == (4, 2, 2, 1)
+    assert (scored["pass_at_1"], scored["mean_reward"], scored["n_errored"], scored["n_cancelled"]) == (0.5, 0.5, 3, 1)
+    assert scored["exceptions"] == {"AgentTimeoutError": 1, "ApiError": 1, "CancelledError": 1, "RewardFileNotFoundError": 1}
+    # Nothing valid: no pass@1, as Harbor writes no metric.
+    assert hr.score_trials([(None, ["CancelledError"], False)])["pass_at_1"] is None
 
 
 def test_details_give_tasks_tokens_cost_and_durations():
@@ -573,8 +585,8 @@ def test_per_completed_is_the_one_pass_at_1_division():
     assert hr.per_completed(2, 3) == 0.666667
     assert hr.per_completed(0, 4) == 0.0
     assert hr.per_completed(0, 0) is None and hr.per_completed(5.0, None) is None
-    assert hr.score_trials([({"reward": 1.0}, None), ({"reward": 0.0}, "CancelledError"), (None, "AgentTimeoutError")],
-                           None)["pass_at_1"] == hr.per_completed(1, 3)
+    assert hr.score_trials([({"reward": 1.0}, [], None), ({"reward": 0.0}, ["CancelledError"], None),
+                            (None, ["AgentTimeoutError"], None)], None)["pass_at_1"] == hr.per_completed(1, 3)
     # The fleet report and the pass@1 table divide through it too: no other "/ n_completed" in module_utils.
     module_utils = os.path.join(ROOT, "plugins", "module_utils")
     for name in sorted(os.listdir(module_utils)):
