@@ -157,7 +157,8 @@ CASES = {
         "agents": [{"name": "oracle"}], "datasets": [{"name": "swebench-verified", "registry": {}}]}}},
     "shard-plan-damaged": {"module": "fleet_report", "args": {}, "plan": '{"format": 1, "assignments": "x"}'},
 }
-RUNTIME_IMAGE = "aisbench/agent-runtime:0.25.0"
+# make runtime-image-tar's (RUNTIME_IMAGE_TAG, exported by make).
+RUNTIME_IMAGE = "aisbench/agent-runtime:%s" % os.environ.get("AISBENCH_RUNTIME_IMAGE_TAG", "0.26.0")
 
 
 # --- the doc's table -------------------------------------------------------------------------
