@@ -159,16 +159,17 @@ def _new_row(benchmark, agent, model):
     for field in TOKEN_FIELDS:
         row[field] = None
     row["durations"] = dict((phase, {"total_sec": 0.0, "n": 0}) for phase in PHASES)
-    # Multi-step trials: step name -> totals (harbor_results' evals[].steps), in the order the trials ran them.
+    # Multi-step trials: (task, step) -> totals (harbor_results' evals[].steps), in the order the trials ran them.
     row["steps"] = {}
     return row
 
 
 def _merge_steps(steps, other_steps):
-    """Add step totals (harbor_results' evals[].steps entries) into steps (name -> totals)."""
+    """Add step totals (harbor_results' evals[].steps entries) into steps ((task, step) -> totals)."""
     for step in other_steps:
-        mine = steps.setdefault(step["step"], {"step": step["step"], "n_trials": 0, "n_errored": 0, "exceptions": {},
-                                               "durations": dict((phase, {"total_sec": 0.0, "n": 0}) for phase in STEP_PHASES)})
+        mine = steps.setdefault((step["task"], step["step"]), {
+            "task": step["task"], "step": step["step"], "index": step["index"], "n_trials": 0, "n_errored": 0,
+            "exceptions": {}, "durations": dict((phase, {"total_sec": 0.0, "n": 0}) for phase in STEP_PHASES)})
         mine["n_trials"] += step["n_trials"]
         mine["n_errored"] += step["n_errored"]
         for name, number in step["exceptions"].items():
@@ -275,7 +276,9 @@ def _eval_row(ev, where):
 def _step_entry(step, where):
     """One step of a summary eval's steps (validated)."""
     step = _dict(step, where)
-    entry = {"step": _label(step.get("step"), where + ".step"), "n_trials": _count(step.get("n_trials", 0), where + ".n_trials"),
+    entry = {"task": _label(step.get("task"), where + ".task"), "step": _label(step.get("step"), where + ".step"),
+             "index": _count(step.get("index", 0), where + ".index"),
+             "n_trials": _count(step.get("n_trials", 0), where + ".n_trials"),
              "n_errored": _count(step.get("n_errored", 0), where + ".n_errored"), "exceptions": {}, "durations": {}}
     for name, number in _dict(step.get("exceptions"), where + ".exceptions").items():
         entry["exceptions"][str(name)] = _count(number, where + ".exceptions")
@@ -303,7 +306,7 @@ def _finish_row(row):
                                for key, total in sorted(row["reward_sums"].items()))
     row["exceptions"] = dict(sorted(row["exceptions"].items()))
     row["tasks"] = dict(sorted(row["tasks"].items()))
-    row["steps"] = list(row["steps"].values())
+    row["steps"] = [row["steps"][key] for key in sorted(row["steps"], key=lambda key: (key[0], row["steps"][key]["index"]))]
     return row
 
 
@@ -1038,7 +1041,7 @@ HOST_TABLE_HEADERS = ["host", "status", "benchmark", "agent", "model", "pass@1",
                       "passed", "completed", "errored", "exceptions"]
 USAGE_HEADERS = ["benchmark", "agent", "model", "trials", "input tokens", "cache tokens", "output tokens",
                  "cost (USD)", "cost reported"] + ["%s (mean)" % PHASE_TITLES[p] for p in PHASES] + ["trial time (sum)"]
-STEP_HEADERS = ["benchmark", "agent", "model", "step", "trials", "agent (mean)", "verifier (mean)", "errored",
+STEP_HEADERS = ["benchmark", "agent", "model", "task", "step", "trials", "agent (mean)", "verifier (mean)", "errored",
                 "exceptions"]
 TASK_CHANGE_HEADERS = ["scope", "benchmark", "task", "agent", "model", "change", "what happened", "flaky"]
 FLAKY_HEADERS = ["scope", "benchmark", "task", "agent", "model", "flips", "outcomes (oldest first)", "tonight"]
@@ -1120,7 +1123,7 @@ def report_tables(report):
     stepped = [(r, step) for r in fleet["rows"] for step in r["steps"]]
     tables["steps"] = _table(
         STEP_HEADERS,
-        [[r["benchmark"], r["agent"], r["model"], step["step"], step["n_trials"],
+        [[r["benchmark"], r["agent"], r["model"], step["task"], step["step"], step["n_trials"],
           fmt_seconds(_mean_seconds(step["durations"]["agent_execution"])),
           fmt_seconds(_mean_seconds(step["durations"]["verifier"])), step["n_errored"],
           fmt_exceptions(step["exceptions"]) or "-"] for r, step in stepped])

@@ -569,7 +569,7 @@ def _add_details(ev, group):
     tasks = {}
     steps = {}
     for record in group:
-        _add_steps(steps, record.get("steps") or [])
+        _add_steps(steps, record["task"], record.get("steps") or [])
         for field in TOKEN_FIELDS:
             _add(usage, field, record.get(field))
         if record.get("cost_usd") is not None:
@@ -596,17 +596,18 @@ def _add_details(ev, group):
     ev["n_cost_reported"] = n_cost
     ev["durations"] = durations
     ev["tasks"] = [tasks[name] for name in sorted(tasks)]
-    # Multi-step trials: their steps, in the order the trials ran them.
-    ev["steps"] = list(steps.values())
+    # Multi-step trials: each task's steps, in the order the trials ran them.
+    ev["steps"] = [steps[key] for key in sorted(steps, key=lambda key: (key[0], steps[key]["index"]))]
 
 
-def _add_steps(steps, record_steps):
-    """Add one trial's steps into steps (name -> totals): agent and verifier seconds, trials, errored steps."""
-    for step in record_steps:
-        totals = steps.get(step["step"])
+def _add_steps(steps, task, record_steps):
+    """Add one trial's steps into steps ((task, step) -> totals): agent and verifier seconds, trials, errored steps."""
+    for index, step in enumerate(record_steps):
+        totals = steps.get((task, step["step"]))
         if totals is None:
-            totals = steps[step["step"]] = {"step": step["step"], "n_trials": 0, "n_errored": 0, "exceptions": {},
-                                            "durations": dict((phase, {"total_sec": 0.0, "n": 0}) for phase in STEP_PHASES)}
+            totals = steps[(task, step["step"])] = {
+                "task": task, "step": step["step"], "index": index, "n_trials": 0, "n_errored": 0, "exceptions": {},
+                "durations": dict((phase, {"total_sec": 0.0, "n": 0}) for phase in STEP_PHASES)}
         totals["n_trials"] += 1
         for phase in STEP_PHASES:
             if step.get(phase) is not None:
@@ -1083,11 +1084,11 @@ def _mean_seconds(timing):
 
 
 def format_steps(steps):
-    """'build: 2 trials, agent 12.5 s, verifier 0.8 s (mean), 1 errored (RewardFileNotFoundError=1); ...'."""
+    """'task-a/build: 2 trials, agent 12.5 s, verifier 0.8 s (mean), 1 errored (RewardFileNotFoundError=1); ...'."""
     parts = []
     for step in steps:
-        text = "%s: %d trials, agent %s s, verifier %s s (mean)" % (
-            step["step"], step["n_trials"], _mean_seconds(step["durations"]["agent_execution"]),
+        text = "%s/%s: %d trials, agent %s s, verifier %s s (mean)" % (
+            step["task"], step["step"], step["n_trials"], _mean_seconds(step["durations"]["agent_execution"]),
             _mean_seconds(step["durations"]["verifier"]))
         if step["n_errored"]:
             text += ", %d errored (%s)" % (step["n_errored"], _format_exceptions(step["exceptions"]))
@@ -1196,9 +1197,9 @@ def render_markdown(result, generated_at):
     if stepped:
         lines += ["", "## Steps of multi-step trials", ""]
         lines += _md_table(
-            ["job", "benchmark", "agent", "model", "step", "trials", "agent (mean s)", "verifier (mean s)", "errored",
-             "exceptions"],
-            [[name, ev["benchmark"], ev["agent"], ev["model"], step["step"], step["n_trials"],
+            ["job", "benchmark", "agent", "model", "task", "step", "trials", "agent (mean s)", "verifier (mean s)",
+             "errored", "exceptions"],
+            [[name, ev["benchmark"], ev["agent"], ev["model"], step["task"], step["step"], step["n_trials"],
               _mean_seconds(step["durations"]["agent_execution"]), _mean_seconds(step["durations"]["verifier"]),
               step["n_errored"], _format_exceptions(step["exceptions"])] for name, ev, step in stepped],
         )
