@@ -11,7 +11,7 @@ step of the known solution of the task the conversation is about:
   offers one (OpenHands), then with plain text;
 - an agent that edits files instead of running commands (aider: its system prompt asks for a ``*file listing*`` and
   Harbor's ``aider --yes`` declines shell commands) gets the task's ``files`` (its solution as file contents, paths
-  relative to the task's working directory) in that format as its first answer, then plain text.
+  relative to the task's working directory) in that format as the answer to the task's message, then plain text.
 
 Every request must carry ``Authorization: Bearer <key>`` (401 otherwise). Every answer carries ``usage`` token counts
 (deterministic: characters / 4), and one JSON line per answer goes to the log file, so a test can sum what the
@@ -91,7 +91,9 @@ def next_step(task, messages, tools=None):
         return "text", "I do not know this task."
     done = sum(1 for message in messages if message.get("role") == "assistant")
     if asks_for_file_listings(messages, tools) and task.get("files"):
-        return ("files", file_listings(task["files"])) if done == 0 else ("text", FINISH_TEXT)
+        # aider's prompt holds example conversations (assistant turns of its own): answer the task's message itself.
+        last = next((message for message in reversed(messages) if message.get("role") == "user"), {})
+        return ("files", file_listings(task["files"])) if task["match"] in message_text(last) else ("text", FINISH_TEXT)
     steps = task["steps"]
     if done < len(steps):
         return "command", steps[done]

@@ -92,9 +92,14 @@ def test_an_agent_asking_for_file_listings_gets_the_solution_files_then_text(end
     system = "To suggest changes to a file you MUST return a *file listing* that contains the entire content of the file."
     first = json.loads(post(url, {"messages": conversation(system=system)})[1])["choices"][0]["message"]
     assert first == {"role": "assistant", "content": "answer.txt\n```\nhello\n```"}
+    # aider's prompt carries example turns of its own: the files answer the task's message wherever it comes.
+    examples = conversation("an example answer", "another", system=system) + [
+        {"role": "user", "content": "Write the word hello into a file"}]
+    again = json.loads(post(url, {"messages": examples})[1])["choices"][0]["message"]
+    assert again["content"] == first["content"]
     done = json.loads(post(url, {"messages": conversation("answer.txt ...", system=system)})[1])["choices"][0]["message"]
     assert done["content"] == scripted_openai.FINISH_TEXT
-    assert [json.loads(line)["kind"] for line in log.read_text().splitlines()] == ["files", "text"]
+    assert [json.loads(line)["kind"] for line in log.read_text().splitlines()] == ["files", "files", "text"]
 
 
 def test_streaming_answers_are_server_sent_events_with_usage(endpoint):

@@ -173,6 +173,9 @@ class Aider(BakedToolchainAgent, HarborAider):
         "AIDER_ANALYTICS": "false",
         "AIDER_ANALYTICS_LOG": "/logs/agent/" + ANALYTICS_LOG_NAME,
         "AIDER_STREAM": "false",
+        "AIDER_SHOW_RELEASE_NOTES": "false",
+        # --yes accepts every URL aider offers to open (its docs, release notes): Python's webbrowser runs this.
+        "BROWSER": "true",
     }
 
     async def prepare_toolchain(self, environment):
