@@ -57,7 +57,7 @@ images:
 # A checkout that changes the image can build its own next to the shared one (IMAGES_DIR, RUNTIME_IMAGE_TAG; the
 # runtime_container and e2e scenarios read both): see docs/development.md.
 IMAGES_DIR ?= /var/tmp/aisbench-images
-RUNTIME_IMAGE_TAG ?= 0.25.0
+RUNTIME_IMAGE_TAG ?= 0.26.0
 RUNTIME_IMAGE_TAR ?= $(IMAGES_DIR)/agent-runtime.tar
 export AISBENCH_IMAGES_DIR := $(IMAGES_DIR)
 export AISBENCH_RUNTIME_IMAGE_TAG := $(RUNTIME_IMAGE_TAG)

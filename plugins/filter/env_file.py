@@ -47,7 +47,12 @@ _value:
 """
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.env_file import EnvFileError, bad_env_keys, checked_env_file
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.env_file import (
+    EnvFileError,
+    bad_env_keys,
+    checked_env_file,
+    env_file_names,
+)
 
 
 def env_file(env, style="dotenv", header=None):
@@ -65,4 +70,4 @@ def env_file_bad_keys(env, style="dotenv"):
 
 class FilterModule(object):
     def filters(self):
-        return {"env_file": env_file, "env_file_bad_keys": env_file_bad_keys}
+        return {"env_file": env_file, "env_file_bad_keys": env_file_bad_keys, "env_file_names": env_file_names}

@@ -17,6 +17,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import difflib
 import hashlib
 import json
 import os
@@ -362,12 +363,25 @@ def with_compose_overlay(config, overlay_path):
     return new_config
 
 
-def use_baked_toolchains(config, toolchains, overlay_path):
+def unknown_agent_problem(name, toolchains, harbor_agents):
+    """The refusal of an agent name that is neither baked here nor one of Harbor's (a misspelled name), or None."""
+    baked = sorted(set(item["agent"] for item in toolchains))
+    if harbor_agents is None or name in baked or name in harbor_agents:
+        return None
+    known = sorted(set(baked) | set(harbor_agents))
+    close = difflib.get_close_matches(name, known, n=1)
+    return "unknown agent %s%s: neither baked on the trial engine nor an agent of Harbor (known: baked %s; Harbor's %s)" % (
+        name, " (did you mean %s?)" % close[0] if close else "", ", ".join(baked) or "none", ", ".join(sorted(harbor_agents)))
+
+
+def use_baked_toolchains(config, toolchains, overlay_path, harbor_agents=None):
     """(config, overlay, problems, used): the job config with every agent Harbor would install mapped to the collection's
     class for its baked toolchain, and the Compose overlay that mounts those toolchains read-only.
 
     config is not modified. overlay is None when no agent needs a toolchain. problems lists the agents that have no
-    toolchain (or not the version asked for); the job must not start then. used lists the toolchains mounted.
+    toolchain (or not the version asked for), and, when harbor_agents (the agent names the Harbor that runs the job
+    knows) is given, the names that are neither baked nor Harbor's; the job must not start then. used lists the
+    toolchains mounted.
     """
     agents = config.get("agents")
     if not isinstance(agents, list) or not any(needs_toolchain(entry) for entry in agents):
@@ -385,7 +399,10 @@ def use_baked_toolchains(config, toolchains, overlay_path):
         if version is not None:
             candidates = [item for item in candidates if item["version"] == version]
         if not candidates:
-            if by_agent.get(name):
+            unknown = unknown_agent_problem(name, toolchains, harbor_agents)
+            if unknown:
+                problems.append(unknown)
+            elif by_agent.get(name):
                 problems.append("agent %s version %s is not baked on the trial engine (baked: %s)"
                                 % (name, version, ", ".join(item["version"] for item in by_agent[name])))
             else:

@@ -90,3 +90,14 @@ def checked_env_file(env, style, header=None):
     if problems:
         raise EnvFileError("; ".join(problems))
     return render_env_file(env, style, header=header)
+
+
+def env_file_names(text):
+    """The variable names an env file's text sets, sorted (comments and blank lines skipped; never a value)."""
+    names = set()
+    for line in _text(text).splitlines():
+        name, sep, _value = line.partition("=")
+        name = name.strip()
+        if sep and name and not name.startswith("#"):
+            names.add(name)
+    return sorted(names)

@@ -16,9 +16,9 @@ This file builds the report document (fleet-report.json), the tables every forma
 the action plugin's Jinja2 templates. Everything is a pure function of the inputs (no clock, no
 absolute paths that change between runs), so a rerun on the same inputs gives byte-identical files.
 
-The counting rules are harbor_results.score_trials's: pass@1 = passed trials / completed trials,
-errored and cancelled trials included, as Harbor's own mean. Across hosts (and jobs) the counts
-are summed, never the hosts' pass@1 averaged.
+The counting rules are harbor_results.score_trials's: pass@1 = passed trials / scored trials, the trials
+Harbor's own mean counts (Harbor 0.25: every completed trial, errored and cancelled ones included; 0.26: those
+whose reward is valid). Across hosts (and jobs) the counts are summed, never the hosts' pass@1 averaged.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -35,7 +35,9 @@ import re
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_symlink, atomic_write
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.fleet_shard import MISSING_EXCEPTION, PLAN_FILE
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import (
+    STEP_PHASES,
     TOKEN_FIELDS,
+    format_steps,
     per_completed,
     read_regular_file,
 )
@@ -57,7 +59,7 @@ LATEST_LINK = "latest"
 REPORT_STAGE = "report"
 CHANGES = ("regressed", "improved", "new", "gone", "unchanged")
 NIGHT_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-COUNTERS = ("n_completed", "n_errored", "n_cancelled", "n_pass")
+COUNTERS = ("n_completed", "n_scored", "n_errored", "n_cancelled", "n_pass")
 PHASES = ("environment_setup", "agent_setup", "agent_execution", "verifier", "total")
 PHASE_TITLES = {"environment_setup": "environment", "agent_setup": "agent setup", "agent_execution": "agent",
                 "verifier": "verifier", "total": "trial"}
@@ -157,7 +159,25 @@ def _new_row(benchmark, agent, model):
     for field in TOKEN_FIELDS:
         row[field] = None
     row["durations"] = dict((phase, {"total_sec": 0.0, "n": 0}) for phase in PHASES)
+    # Multi-step trials: (task, step) -> totals (harbor_results' evals[].steps), in the order the trials ran them.
+    row["steps"] = {}
     return row
+
+
+def _merge_steps(steps, other_steps):
+    """Add step totals (harbor_results' evals[].steps entries) into steps ((task, step) -> totals)."""
+    for step in other_steps:
+        mine = steps.setdefault((step["task"], step["step"]), {
+            "task": step["task"], "step": step["step"], "index": step["index"], "n_trials": 0, "n_errored": 0,
+            "exceptions": {}, "durations": dict((phase, {"total_sec": 0.0, "n": 0}) for phase in STEP_PHASES)})
+        mine["n_trials"] += step["n_trials"]
+        mine["n_errored"] += step["n_errored"]
+        for name, number in step["exceptions"].items():
+            mine["exceptions"][name] = mine["exceptions"].get(name, 0) + number
+        for phase in STEP_PHASES:
+            mine["durations"][phase]["total_sec"] = _round(mine["durations"][phase]["total_sec"]
+                                                           + step["durations"][phase]["total_sec"], 3)
+            mine["durations"][phase]["n"] += step["durations"][phase]["n"]
 
 
 def _add_number(row, field, value):
@@ -183,6 +203,8 @@ def _merge_row(row, other):
         row["durations"][phase]["total_sec"] = _round(row["durations"][phase]["total_sec"]
                                                       + other["durations"][phase]["total_sec"], 3)
         row["durations"][phase]["n"] += other["durations"][phase]["n"]
+    # A finished row (a host's) lists its steps; one being summed keeps them by name.
+    _merge_steps(row["steps"], other["steps"].values() if isinstance(other["steps"], dict) else other["steps"])
     for name, task in other["tasks"].items():
         mine = row["tasks"].setdefault(name, _new_task())
         for field in TASK_COUNTERS + ("n_timed",):
@@ -208,6 +230,9 @@ def _eval_row(ev, where):
     row = _new_row(*key)
     for field in COUNTERS:
         row[field] = _count(ev.get(field, 0), "%s.%s" % (where, field))
+    if "n_scored" not in ev:
+        # A summary from before Harbor 0.26's reward_valid was read: every completed trial was scored.
+        row["n_scored"] = row["n_completed"]
     for name, number in _dict(ev.get("exceptions"), where + ".exceptions").items():
         row["exceptions"][str(name)] = _count(number, where + ".exceptions")
     primary = ev.get("primary_key")
@@ -223,6 +248,10 @@ def _eval_row(ev, where):
     for field in TOKEN_FIELDS:
         row[field] = _number(ev.get(field), "%s.%s" % (where, field))
     row["n_cost_reported"] = _count(ev.get("n_cost_reported", 0), where + ".n_cost_reported")
+    steps = ev.get("steps") or []
+    if not isinstance(steps, list):
+        raise InputError("%s.steps is not a list" % where)
+    _merge_steps(row["steps"], [_step_entry(step, "%s.steps[%d]" % (where, index)) for index, step in enumerate(steps)])
     for phase, timing in _dict(ev.get("durations"), where + ".durations").items():
         if phase in row["durations"]:
             timing = _dict(timing, "%s.durations.%s" % (where, phase))
@@ -244,9 +273,27 @@ def _eval_row(ev, where):
     return key, row
 
 
+def _step_entry(step, where):
+    """One step of a summary eval's steps (validated)."""
+    step = _dict(step, where)
+    entry = {"task": _label(step.get("task"), where + ".task"), "step": _label(step.get("step"), where + ".step"),
+             "index": _count(step.get("index", 0), where + ".index"),
+             "n_trials": _count(step.get("n_trials", 0), where + ".n_trials"),
+             "n_errored": _count(step.get("n_errored", 0), where + ".n_errored"), "exceptions": {}, "durations": {}}
+    for name, number in _dict(step.get("exceptions"), where + ".exceptions").items():
+        entry["exceptions"][str(name)] = _count(number, where + ".exceptions")
+    durations = _dict(step.get("durations"), where + ".durations")
+    for phase in STEP_PHASES:
+        timing = _dict(durations.get(phase), "%s.durations.%s" % (where, phase))
+        entry["durations"][phase] = {
+            "total_sec": _number(timing.get("total_sec", 0.0), "%s.durations.%s.total_sec" % (where, phase)) or 0.0,
+            "n": _count(timing.get("n", 0), "%s.durations.%s.n" % (where, phase))}
+    return entry
+
+
 def _finish_row(row):
-    """pass@1, mean reward and key means (harbor_results.per_completed, as in score_trials)."""
-    completed = row["n_completed"]
+    """pass@1, mean reward and key means (harbor_results.per_completed over the scored trials, as in score_trials)."""
+    completed = row["n_scored"]
     row["pass_at_1"] = per_completed(row["n_pass"], completed)
     primary = row["primary_keys"][0] if len(row["primary_keys"]) == 1 else None
     row["primary_key"] = primary
@@ -259,6 +306,7 @@ def _finish_row(row):
                                for key, total in sorted(row["reward_sums"].items()))
     row["exceptions"] = dict(sorted(row["exceptions"].items()))
     row["tasks"] = dict(sorted(row["tasks"].items()))
+    row["steps"] = [row["steps"][key] for key in sorted(row["steps"], key=lambda key: (key[0], row["steps"][key]["index"]))]
     return row
 
 
@@ -466,7 +514,7 @@ def _row_title(row):
 def _add_totals(entry):
     for field in COUNTERS:
         entry[field] = sum(row[field] for row in entry["rows"])
-    entry["pass_at_1"] = per_completed(entry["n_pass"], entry["n_completed"])
+    entry["pass_at_1"] = per_completed(entry["n_pass"], entry["n_scored"])
     entry["usage"] = usage_totals(entry["rows"])
 
 
@@ -800,8 +848,9 @@ def history_series(rows, history, night):
 
 # --- the report --------------------------------------------------------------------------
 
-PASS_AT_1_DEFINITION = ("passed trials / completed trials (errored and cancelled trials count as failures, as in "
-                        "Harbor's mean), summed over hosts: the fleet value is not a mean of the hosts' values")
+PASS_AT_1_DEFINITION = ("passed trials / scored trials, the trials Harbor's mean counts (Harbor 0.25: every completed "
+                        "trial, errored and cancelled ones as failures; Harbor 0.26: those whose reward is valid), "
+                        "summed over hosts: the fleet value is not a mean of the hosts' values")
 
 
 def build_report(night, hosts, previous_night=None, previous=None, threshold=0.05, min_trials=1, warnings=None,
@@ -847,6 +896,7 @@ def build_report(night, hosts, previous_night=None, previous=None, threshold=0.0
 
     n_pass = sum(row["n_pass"] for row in rows)
     n_completed = sum(row["n_completed"] for row in rows)
+    n_scored = sum(row["n_scored"] for row in rows)
     counted = dict((name, 0) for name in CHANGES)
     for row in rows:
         counted[row["change"]] += 1
@@ -867,9 +917,10 @@ def build_report(night, hosts, previous_night=None, previous=None, threshold=0.0
             "gone": gone,
             "n_pass": n_pass,
             "n_completed": n_completed,
+            "n_scored": n_scored,
             "n_errored": sum(row["n_errored"] for row in rows),
             "n_cancelled": sum(row["n_cancelled"] for row in rows),
-            "pass_at_1": per_completed(n_pass, n_completed),
+            "pass_at_1": per_completed(n_pass, n_scored),
             "usage": usage_totals(rows),
         },
         "counts": {
@@ -990,6 +1041,8 @@ HOST_TABLE_HEADERS = ["host", "status", "benchmark", "agent", "model", "pass@1",
                       "passed", "completed", "errored", "exceptions"]
 USAGE_HEADERS = ["benchmark", "agent", "model", "trials", "input tokens", "cache tokens", "output tokens",
                  "cost (USD)", "cost reported"] + ["%s (mean)" % PHASE_TITLES[p] for p in PHASES] + ["trial time (sum)"]
+STEP_HEADERS = ["benchmark", "agent", "model", "task", "step", "trials", "agent (mean)", "verifier (mean)", "errored",
+                "exceptions"]
 TASK_CHANGE_HEADERS = ["scope", "benchmark", "task", "agent", "model", "change", "what happened", "flaky"]
 FLAKY_HEADERS = ["scope", "benchmark", "task", "agent", "model", "flips", "outcomes (oldest first)", "tonight"]
 
@@ -1067,6 +1120,13 @@ def report_tables(report):
         [_usage_cells([h["host"], r["benchmark"], r["agent"], r["model"]], _row_usage(r))
          for h in report["hosts"] for r in h["rows"]]
         + [_usage_cells([h["host"], "all", "-", "-"], h["usage"]) for h in report["hosts"] if h["rows"]])
+    stepped = [(r, step) for r in fleet["rows"] for step in r["steps"]]
+    tables["steps"] = _table(
+        STEP_HEADERS,
+        [[r["benchmark"], r["agent"], r["model"], step["task"], step["step"], step["n_trials"],
+          fmt_seconds(_mean_seconds(step["durations"]["agent_execution"])),
+          fmt_seconds(_mean_seconds(step["durations"]["verifier"])), step["n_errored"],
+          fmt_exceptions(step["exceptions"]) or "-"] for r, step in stepped])
     tables["gateway"] = _table(
         ["host", "gateway requests", "failed", "gateway input tokens", "gateway output tokens", "gateway cost (USD)",
          "agents' input tokens", "agents' output tokens"],
@@ -1237,7 +1297,7 @@ CSV_COLUMNS = ("scope", "host", "host_status", "benchmark", "agent", "model", "t
                "n_errored", "n_cancelled", "n_hosts", "exceptions", "outcome", "flaky", "n_input_tokens",
                "n_cache_tokens", "n_output_tokens", "cost_usd", "n_cost_reported", "environment_setup_sec",
                "agent_setup_sec", "agent_execution_sec", "verifier_sec", "trial_sec", "night", "stage", "error",
-               "n_missing", "job", "hosts")
+               "n_missing", "job", "hosts", "n_scored", "steps")
 
 
 def _csv_cell(value):
@@ -1255,6 +1315,7 @@ def _csv_row_values(row):
     values = dict(row, exceptions=fmt_exceptions(row.get("exceptions") or {}))
     values["reward_means"] = "; ".join("%s=%s" % item for item in (row.get("reward_means") or {}).items())
     values["hosts"] = ", ".join(row.get("hosts") or []) or None
+    values["steps"] = format_steps(row.get("steps") or []) or None
     values.pop("tasks", None)
     for phase, column in zip(PHASES, ("environment_setup_sec", "agent_setup_sec", "agent_execution_sec",
                                       "verifier_sec", "trial_sec")):
@@ -1352,6 +1413,9 @@ def render_markdown(report):
         lines += ["", "### Missing units", ""] + _md_table(tables["missing"])
         lines += ["", "### Which host ran each task", ""] + _md_table(tables["provenance"])
     lines += ["", "## Tokens, cost and time", ""] + _md_table(tables["usage"], "No trials.")
+    if tables["steps"]["rows"]:
+        lines += ["", "### Steps of multi-step trials (their agent and verifier times above are the steps' sums)", ""] \
+            + _md_table(tables["steps"])
     lines += ["", "## pass@1 history (fleet)", ""] + _md_table(tables["history"], "No history.")
     lines += ["", "## Failed hosts", ""] + _md_table(tables["failed_hosts"])
     lines += ["", "## Hosts without results", ""] + _md_table(tables["no_result_hosts"])

@@ -53,8 +53,9 @@ TOKEN_FIELDS = ("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd
 # A trial passes when its primary reward reaches 1 (for 0/1 rewards pass@1 is Harbor's mean).
 PASS_THRESHOLD = 1.0
 CANCELLED_ERROR = "CancelledError"
-# TrialResult timing fields, in the order a trial runs them.
+# TrialResult timing fields, in the order a trial runs them; a multi-step trial times the last two per step.
 PHASES = ("environment_setup", "agent_setup", "agent_execution", "verifier")
+STEP_PHASES = ("agent_execution", "verifier")
 OUTCOME_PASS = "pass"
 OUTCOME_FAIL = "fail"
 OUTCOME_ERROR = "error"
@@ -186,10 +187,11 @@ def choose_primary_key(reward_keys, reward_key=None):
 
 
 def per_completed(total, n_completed):
-    """total over the completed trials, rounded to 6 digits; None without a completed trial.
+    """total over the scored trials, rounded to 6 digits; None without a scored trial.
 
-    pass@1 is per_completed(n_pass, n_completed) and a mean reward per_completed(reward sum, n_completed): the one
-    division every summary, table and fleet report uses, so that they equal Harbor's own means.
+    pass@1 is per_completed(n_pass, n_scored) and a mean reward per_completed(reward sum, n_scored) (n_scored: the
+    trials Harbor's mean counts, see score_trials): the one division every summary, table and fleet report uses, so
+    that they equal Harbor's own means.
     """
     return round(total / n_completed, 6) if n_completed else None
 
@@ -197,19 +199,25 @@ def per_completed(total, n_completed):
 def score_trials(outcomes, reward_key=None):
     """pass@1, mean reward and per-key means of one eval (agent, model, benchmark).
 
-    outcomes: one ``(rewards, exception_type)`` per trial with a result (Harbor's TrialResult):
-    ``rewards`` is ``verifier_result.rewards`` (a dict, or None without a verifier result),
-    ``exception_type`` is ``exception_info.exception_type`` or None.
+    outcomes: one ``(rewards, exception_types, reward_valid)`` per trial with a result (Harbor's TrialResult):
+    ``rewards`` is ``verifier_result.rewards`` (a dict, or None without a verifier result), ``exception_types``
+    the types of the exceptions the trial recorded (``exception_info``, then each step's), ``reward_valid`` Harbor
+    0.26's TrialResult.reward_valid (None for a trial recorded by Harbor 0.25, which has no such field).
 
     As Harbor's Mean metric (harbor/metrics/base.py aggregate_reward_dicts) computes it over the
-    same trials: every trial counts, errored and cancelled ones included; a trial without rewards
-    counts 0; a key a trial did not record counts 0 for that trial. So ``mean_reward`` equals
+    trials Harbor gives it (harbor/job.py, final_rewards): Harbor 0.25 gives every trial, errored and
+    cancelled ones included, a trial without rewards counting 0; Harbor 0.26 gives only the trials whose
+    reward is valid (reward_valid: a verifier result with rewards and no exception whose error policy
+    makes the reward invalid, such as CancelledError, an API error or RewardFileNotFoundError). Those are
+    the ``n_scored`` trials; the others (``n_reward_invalid``) are in no number but the counts. A key a
+    scored trial did not record counts 0 for that trial. So ``mean_reward`` equals
     ``stats.evals[KEY].metrics[0]["mean"]`` (one reward key) or ``metrics[0][primary_key]`` (several
-    keys), and ``rewards[k]["mean"]`` equals ``metrics[0][k]``. A trial passes when its primary reward
-    is at least 1, whatever exception it also recorded (Harbor grades some, e.g. AgentTimeoutError);
-    ``pass_at_1 = n_pass / n_completed``, which for 0/1 rewards is Harbor's mean.
+    keys), and ``rewards[k]["mean"]`` equals ``metrics[0][k]``. A scored trial passes when its primary
+    reward is at least 1, whatever exception it also recorded (Harbor grades some, e.g. AgentTimeoutError);
+    ``pass_at_1 = n_pass / n_scored``, which for 0/1 rewards is Harbor's mean.
     """
     n_completed = 0
+    n_scored = 0
     n_rewarded = 0
     n_errored = 0
     n_cancelled = 0
@@ -218,13 +226,17 @@ def score_trials(outcomes, reward_key=None):
     passes = {}
     values = set()
     recorded = []
-    for rewards, exc_type in outcomes:
+    for rewards, exc_types, reward_valid in outcomes:
         n_completed += 1
-        if exc_type is not None:
+        if exc_types:
             n_errored += 1
-            exceptions[exc_type] = exceptions.get(exc_type, 0) + 1
-            if exc_type == CANCELLED_ERROR:
+            for exc_type in set(exc_types):
+                exceptions[exc_type] = exceptions.get(exc_type, 0) + 1
+            if CANCELLED_ERROR in exc_types:
                 n_cancelled += 1
+        if reward_valid is False:
+            continue
+        n_scored += 1
         if rewards is None:
             continue
         n_rewarded += 1
@@ -240,16 +252,18 @@ def score_trials(outcomes, reward_key=None):
 
     return {
         "n_completed": n_completed,
+        "n_scored": n_scored,
+        "n_reward_invalid": n_completed - n_scored,
         "n_rewarded": n_rewarded,
         "n_errored": n_errored,
         "n_cancelled": n_cancelled,
         "n_pass": n_pass,
-        "pass_at_1": per_completed(n_pass, n_completed),
-        "mean_reward": per_completed(sums.get(primary, 0.0), n_completed),
+        "pass_at_1": per_completed(n_pass, n_scored),
+        "mean_reward": per_completed(sums.get(primary, 0.0), n_scored),
         "primary_key": primary,
         "primary_key_reason": reason,
         "binary_rewards": values <= {0, 1},
-        "rewards": dict((key, {"sum": round(sums[key], 6), "mean": per_completed(sums[key], n_completed), "n_pass": passes.get(key, 0)})
+        "rewards": dict((key, {"sum": round(sums[key], 6), "mean": per_completed(sums[key], n_scored), "n_pass": passes.get(key, 0)})
                         for key in sorted(sums)),
         "exceptions": dict(sorted(exceptions.items())),
     }
@@ -324,12 +338,45 @@ def task_of_trial_name(trial):
     return trial.rsplit("__", 1)[0] if "__" in trial else trial
 
 
+def _exception_type(info):
+    return str(info.get("exception_type") or "Exception") if isinstance(info, dict) else None
+
+
+def _steps(result):
+    """Each step of a multi-step trial (Harbor's step_results): its name, agent and verifier seconds and exception
+    type; [] for a single-step trial."""
+    steps = []
+    for index, step in enumerate(result.get("step_results") or []):
+        if not isinstance(step, dict):
+            continue
+        steps.append({"step": str(step.get("step_name") or index + 1),
+                      "agent_execution": _seconds(step.get("agent_execution")),
+                      "verifier": _seconds(step.get("verifier")),
+                      "exception": _exception_type(step.get("exception_info"))})
+    return steps
+
+
+def _step_sum(steps, phase):
+    seconds = [step[phase] for step in steps if step[phase] is not None]
+    return round(sum(seconds), 6) if seconds else None
+
+
 def trial_record(result, name):
-    """One trial's result.json reduced to what the summaries use."""
+    """One trial's result.json reduced to what the summaries use.
+
+    A multi-step trial records its agent and verifier timings and its handled exceptions per step (step_results), not
+    on the trial: its agent_execution and verifier seconds are the sums over its steps, its exceptions the trial's
+    own first, then each step's (Harbor 0.26's TrialResult.recorded_exceptions), and ``steps`` lists them per step.
+    """
     agent_info = _as_dict(result.get("agent_info"))
     model_info = agent_info.get("model_info")
     model = model_info.get("name") if isinstance(model_info, dict) else None
-    exception = result.get("exception_info")
+    steps = _steps(result)
+    exceptions = []
+    for exc_type in [_exception_type(result.get("exception_info"))] + [step["exception"] for step in steps]:
+        if exc_type is not None and exc_type not in exceptions:
+            exceptions.append(exc_type)
+    valid = result.get("reward_valid")
     task = result.get("task_name")
     task_id = result.get("task_id")
     task_path = task_id.get("path") if isinstance(task_id, dict) else None
@@ -341,23 +388,37 @@ def trial_record(result, name):
         "key": (str(agent_info.get("name") or DEFAULT_AGENT), str(model) if model else None,
                 str(result.get("source") or "adhoc")),
         "rewards": _rewards_of(result),
-        "exception": (str(exception.get("exception_type") or "Exception") if isinstance(exception, dict) else None),
+        # The first recorded exception (what a task's outcome names), and all of them.
+        "exception": exceptions[0] if exceptions else None,
+        "exceptions": exceptions,
+        # Harbor 0.26 writes reward_valid; a 0.25 trial has none (None: every trial counts, as 0.25's mean does).
+        "reward_valid": valid if isinstance(valid, bool) else None,
         "started_at": result.get("started_at"),
         "finished_at": result.get("finished_at"),
         "durations": dict((phase, _seconds(result.get(phase))) for phase in PHASES),
     }
+    if steps:
+        for phase in STEP_PHASES:
+            record["durations"][phase] = _step_sum(steps, phase)
+        record["steps"] = steps
     record["durations"]["total"] = _seconds(result)
     record.update(_usage(result))
     return record
 
 
-def known_trial_outcomes(stats):
-    """Trial name -> [eval key, rewards, exception type] from the job-level ``stats.evals``.
+def rewards_validated(job_result):
+    """Whether Harbor 0.26 or later wrote this job-level result.json (it has ``schema_version``): its reward buckets
+    then hold only the trials whose reward is valid, and its exception lists the steps' exceptions too."""
+    return isinstance(job_result, dict) and "schema_version" in job_result
 
-    Harbor lists a trial in ``reward_stats[KEY][VALUE]`` for every reward key it recorded and in
-    ``exception_stats[TYPE]`` when it raised, so a trial's rewards dict is rebuilt key by key.
-    Trials with neither (no verifier result and no exception, or an empty rewards dict) are not
-    listed; known_complete tells whether any are missing.
+
+def known_trial_outcomes(stats):
+    """Trial name -> [eval key, rewards, exception types] from the job-level ``stats.evals``.
+
+    Harbor lists a trial in ``reward_stats[KEY][VALUE]`` for every reward key it recorded (0.26: only when the
+    reward is valid) and in ``exception_stats[TYPE]`` for each type it raised (0.26: the steps' too), so a trial's
+    rewards dict is rebuilt key by key. Trials with neither (no verifier result and no exception, or an empty
+    rewards dict) are not listed; known_complete tells whether any are missing.
     """
     known = {}
     for key, raw in _as_dict(stats.get("evals")).items():
@@ -369,13 +430,17 @@ def known_trial_outcomes(stats):
                 if value is None:
                     continue
                 for trial in trials if isinstance(trials, list) else []:
-                    entry = known.setdefault(trial, [eval_key, None, None])
+                    entry = known.setdefault(trial, [eval_key, None, []])
                     if entry[1] is None:
                         entry[1] = {}
                     entry[1][str(reward_name)] = value
         for exc_type, trials in _as_dict(raw.get("exception_stats")).items():
             for trial in trials if isinstance(trials, list) else []:
-                known.setdefault(trial, [eval_key, None, None])[2] = str(exc_type)
+                types = known.setdefault(trial, [eval_key, None, []])[2]
+                if str(exc_type) not in types:
+                    types.append(str(exc_type))
+    for entry in known.values():
+        entry[2].sort()
     return known
 
 
@@ -411,14 +476,15 @@ def _read_trial(path, name):
     return trial_record(result, name), None
 
 
-def scan_trials(job_path, known=None, read_known=False):
+def scan_trials(job_path, known=None, read_known=False, validated=False):
     """The trials of one job directory: (records, n_running, trial_errors).
 
     known: outcomes recorded in the job-level result.json (known_trial_outcomes). Their
     result.json files are read only with read_known (for tasks, tokens and timings); a known
     trial whose file cannot be read keeps its recorded outcome. Trial directories without a
     result.json are running (Harbor writes it once, when a trial ends). Known names without a
-    directory (a resume removed them) are left out.
+    directory (a resume removed them) are left out. validated: the job-level file is Harbor 0.26's
+    (rewards_validated).
     """
     known = known or {}
     records = []
@@ -433,13 +499,13 @@ def scan_trials(job_path, known=None, read_known=False):
             continue
         outcome = known.get(entry.name)
         if outcome is not None and not read_known:
-            records.append(_known_record(entry.name, outcome))
+            records.append(_known_record(entry.name, outcome, validated))
             continue
         record, problem = _read_trial(entry.path, entry.name)
         if record is not None:
             records.append(record)
         elif outcome is not None:
-            records.append(_known_record(entry.name, outcome))
+            records.append(_known_record(entry.name, outcome, validated))
         elif problem is None:
             n_running += 1
         else:
@@ -447,17 +513,27 @@ def scan_trials(job_path, known=None, read_known=False):
     return records, n_running, trial_errors
 
 
-def _known_record(name, outcome):
+def _known_record(name, outcome, validated):
+    """A trial's record from the job-level file: in Harbor 0.26's, a trial in the reward buckets has a valid reward
+    and every other one has none."""
     return {"trial": name, "task": task_of_trial_name(name), "key": outcome[0], "rewards": outcome[1],
-            "exception": outcome[2]}
+            "exception": outcome[2][0] if outcome[2] else None, "exceptions": list(outcome[2]),
+            "reward_valid": (outcome[1] is not None) if validated else None}
+
+
+def record_exceptions(record):
+    """The exception types a trial record names (records made before steps were read name one, or none)."""
+    if "exceptions" in record:
+        return record["exceptions"] or []
+    return [record["exception"]] if record.get("exception") else []
 
 
 def _task_outcome(record, primary):
-    """pass / error / fail of one trial: pass when its primary reward reaches 1 (whatever it raised)."""
+    """pass / error / fail of one trial: pass when its primary reward counts and reaches 1 (whatever it raised)."""
     rewards = record["rewards"] or {}
-    if primary is not None and rewards.get(primary, 0) >= PASS_THRESHOLD:
+    if primary is not None and record.get("reward_valid") is not False and rewards.get(primary, 0) >= PASS_THRESHOLD:
         return OUTCOME_PASS
-    return OUTCOME_ERROR if record["exception"] is not None else OUTCOME_FAIL
+    return OUTCOME_ERROR if record_exceptions(record) else OUTCOME_FAIL
 
 
 def _add(totals, field, value):
@@ -476,7 +552,7 @@ def build_evals(records, reward_key=None, details=False, harbor_evals=None):
         group = groups[key]
         agent, model, benchmark = key
         ev = {"key": "__".join(part for part in key if part), "benchmark": benchmark, "agent": agent, "model": model}
-        ev.update(score_trials(((r["rewards"], r["exception"]) for r in group), reward_key))
+        ev.update(score_trials(((r["rewards"], record_exceptions(r), r.get("reward_valid")) for r in group), reward_key))
         recorded = _as_dict(harbor_evals.get(ev["key"]))
         ev["harbor_metrics"] = recorded.get("metrics") if isinstance(recorded.get("metrics"), list) else None
         if details:
@@ -491,7 +567,9 @@ def _add_details(ev, group):
     n_cost = 0
     durations = dict((phase, {"total_sec": 0.0, "n": 0}) for phase in PHASES + ("total",))
     tasks = {}
+    steps = {}
     for record in group:
+        _add_steps(steps, record["task"], record.get("steps") or [])
         for field in TOKEN_FIELDS:
             _add(usage, field, record.get(field))
         if record.get("cost_usd") is not None:
@@ -512,12 +590,32 @@ def _add_details(ev, group):
             task["n_timed"] += 1
         task["n_" + outcome] += 1
         task["trials"].append(record["trial"])
-        if record["exception"] is not None:
-            task["exceptions"][record["exception"]] = task["exceptions"].get(record["exception"], 0) + 1
+        for exc_type in record_exceptions(record):
+            task["exceptions"][exc_type] = task["exceptions"].get(exc_type, 0) + 1
     ev.update(usage)
     ev["n_cost_reported"] = n_cost
     ev["durations"] = durations
     ev["tasks"] = [tasks[name] for name in sorted(tasks)]
+    # Multi-step trials: each task's steps, in the order the trials ran them.
+    ev["steps"] = [steps[key] for key in sorted(steps, key=lambda key: (key[0], steps[key]["index"]))]
+
+
+def _add_steps(steps, task, record_steps):
+    """Add one trial's steps into steps ((task, step) -> totals): agent and verifier seconds, trials, errored steps."""
+    for index, step in enumerate(record_steps):
+        totals = steps.get((task, step["step"]))
+        if totals is None:
+            totals = steps[(task, step["step"])] = {
+                "task": task, "step": step["step"], "index": index, "n_trials": 0, "n_errored": 0, "exceptions": {},
+                "durations": dict((phase, {"total_sec": 0.0, "n": 0}) for phase in STEP_PHASES)}
+        totals["n_trials"] += 1
+        for phase in STEP_PHASES:
+            if step.get(phase) is not None:
+                totals["durations"][phase]["total_sec"] = round(totals["durations"][phase]["total_sec"] + step[phase], 3)
+                totals["durations"][phase]["n"] += 1
+        if step.get("exception"):
+            totals["n_errored"] += 1
+            totals["exceptions"][step["exception"]] = totals["exceptions"].get(step["exception"], 0) + 1
 
 
 def job_outcomes(job_path, job_result, details=False):
@@ -525,9 +623,10 @@ def job_outcomes(job_path, job_result, details=False):
     stats = _as_dict(job_result.get("stats")) if job_result else {}
     finished = bool(job_result and job_result.get("finished_at"))
     known = known_trial_outcomes(stats)
+    validated = rewards_validated(job_result)
     if finished and not details and known_complete(stats, known):
-        return [_known_record(name, known[name]) for name in sorted(known)], 0, [], "job_result"
-    records, n_running, trial_errors = scan_trials(job_path, known, read_known=details)
+        return [_known_record(name, known[name], validated) for name in sorted(known)], 0, [], "job_result"
+    records, n_running, trial_errors = scan_trials(job_path, known, read_known=details, validated=validated)
     if finished:
         source = "job_result+trial_results"
     else:
@@ -598,6 +697,8 @@ def _empty_summary(name, path):
         "models": [],
         "n_total": None,
         "n_completed": 0,
+        "n_scored": 0,
+        "n_reward_invalid": 0,
         "n_errored": 0,
         "n_running": 0,
         "n_pending": 0,
@@ -661,6 +762,8 @@ def summarize_job(job_path, name=None, details=False, reward_key=None, trials=Fa
     evals = build_evals(records, reward_key, details, _as_dict(stats.get("evals")))
     summary["evals"] = evals
     summary["n_completed"] = sum(ev["n_completed"] for ev in evals)
+    summary["n_scored"] = sum(ev["n_scored"] for ev in evals)
+    summary["n_reward_invalid"] = sum(ev["n_reward_invalid"] for ev in evals)
     summary["n_errored"] = sum(ev["n_errored"] for ev in evals)
     summary["n_cancelled"] = sum(ev["n_cancelled"] for ev in evals)
     summary["n_running"] = n_running
@@ -688,9 +791,9 @@ def summarize_job(job_path, name=None, details=False, reward_key=None, trials=Fa
     summary["agents"] = _unique([ev["agent"] for ev in evals] + config_agents)
     summary["models"] = _unique([ev["model"] for ev in evals] + config_models)
     summary["n_pass"] = sum(ev["n_pass"] for ev in evals)
-    if summary["n_completed"]:
-        summary["pass_at_1"] = per_completed(summary["n_pass"], summary["n_completed"])
-        summary["mean_reward"] = per_completed(sum(_primary_sum(ev) for ev in evals), summary["n_completed"])
+    if summary["n_scored"]:
+        summary["pass_at_1"] = per_completed(summary["n_pass"], summary["n_scored"])
+        summary["mean_reward"] = per_completed(sum(_primary_sum(ev) for ev in evals), summary["n_scored"])
     summary["exceptions"] = _sum_counts(ev["exceptions"] for ev in evals)
     for field in TOKEN_FIELDS:
         summary[field] = tokens.get(field)
@@ -907,7 +1010,7 @@ def select_jobs(jobs_dir, patterns):
 
 
 def pass_at_1_table(summaries):
-    """pass@1 rows by (benchmark, agent, model), summed over the given jobs (per_completed(n_pass, n_completed))."""
+    """pass@1 rows by (benchmark, agent, model), summed over the given jobs (per_completed(n_pass, n_scored))."""
     rows = {}
     for summary in summaries:
         for ev in summary.get("evals") or []:
@@ -921,6 +1024,8 @@ def pass_at_1_table(summaries):
                     "jobs": [],
                     "primary_keys": [],
                     "n_completed": 0,
+                    "n_scored": 0,
+                    "n_reward_invalid": 0,
                     "n_errored": 0,
                     "n_cancelled": 0,
                     "n_pass": 0,
@@ -930,15 +1035,15 @@ def pass_at_1_table(summaries):
                 row["jobs"].append(summary["name"])
             if ev["primary_key"] is not None and ev["primary_key"] not in row["primary_keys"]:
                 row["primary_keys"].append(ev["primary_key"])
-            for field in ("n_completed", "n_errored", "n_cancelled", "n_pass"):
+            for field in ("n_completed", "n_scored", "n_reward_invalid", "n_errored", "n_cancelled", "n_pass"):
                 row[field] += ev[field]
             row["reward_sum"] += _primary_sum(ev)
     table = []
     for key in sorted(rows, key=lambda k: tuple(part or "" for part in k)):
         row = rows[key]
         reward_sum = row.pop("reward_sum")
-        row["pass_at_1"] = per_completed(row["n_pass"], row["n_completed"])
-        row["mean_reward"] = per_completed(reward_sum, row["n_completed"])
+        row["pass_at_1"] = per_completed(row["n_pass"], row["n_scored"])
+        row["mean_reward"] = per_completed(reward_sum, row["n_scored"])
         table.append(row)
     return table
 
@@ -958,13 +1063,37 @@ CSV_COLUMNS = (
     "job", "status", "benchmark", "agent", "model", "n_completed", "n_errored", "n_pass",
     "pass_at_1", "mean_reward", "exceptions", "job_n_total", "job_n_completed", "job_n_running",
     "job_n_pending", "started_at", "finished_at", "n_input_tokens", "n_cache_tokens",
-    "n_output_tokens", "cost_usd", "error", "n_cancelled", "primary_key", "reward_means",
+    "n_output_tokens", "cost_usd", "error", "n_cancelled", "primary_key", "reward_means", "n_scored",
+    "n_reward_invalid", "agent_execution_sec", "verifier_sec", "steps",
 )
 
 
 def format_reward_means(rewards):
     """'accuracy=0.600; style=0.500': the mean of every reward key (Harbor's metrics)."""
     return "; ".join("%s=%.3f" % (key, value["mean"]) for key, value in sorted(rewards.items()) if value["mean"] is not None)
+
+
+def _total_seconds(ev, phase):
+    """An eval's seconds in one phase, summed over its trials (summaries with details), or None."""
+    timing = (ev.get("durations") or {}).get(phase) or {}
+    return timing.get("total_sec") if timing.get("n") else None
+
+
+def _mean_seconds(timing):
+    return round(timing["total_sec"] / timing["n"], 1) if timing.get("n") else None
+
+
+def format_steps(steps):
+    """'task-a/build: 2 trials, agent 12.5 s, verifier 0.8 s (mean), 1 errored (RewardFileNotFoundError=1); ...'."""
+    parts = []
+    for step in steps:
+        text = "%s/%s: %d trials, agent %s s, verifier %s s (mean)" % (
+            step["task"], step["step"], step["n_trials"], _mean_seconds(step["durations"]["agent_execution"]),
+            _mean_seconds(step["durations"]["verifier"]))
+        if step["n_errored"]:
+            text += ", %d errored (%s)" % (step["n_errored"], _format_exceptions(step["exceptions"]))
+        parts.append(text)
+    return "; ".join(parts)
 
 
 def _format_exceptions(exceptions):
@@ -1010,6 +1139,9 @@ def render_csv(result):
                     "pass_at_1": ev["pass_at_1"], "mean_reward": ev["mean_reward"],
                     "exceptions": _format_exceptions(ev["exceptions"]), "n_cancelled": ev["n_cancelled"],
                     "primary_key": ev["primary_key"], "reward_means": format_reward_means(ev["rewards"]),
+                    "n_scored": ev["n_scored"], "n_reward_invalid": ev["n_reward_invalid"],
+                    "agent_execution_sec": _total_seconds(ev, "agent_execution"), "verifier_sec": _total_seconds(ev, "verifier"),
+                    "steps": format_steps(ev.get("steps") or []),
                 })
             writer.writerow([_csv_text(row.get(column)) for column in CSV_COLUMNS])
     return out.getvalue()
@@ -1035,13 +1167,13 @@ def render_markdown(result, generated_at):
     table = result["pass_at_1"]
     if table:
         lines += _md_table(
-            ["benchmark", "agent", "model", "pass@1", "mean reward", "reward key", "passed", "completed", "errored",
-             "cancelled", "jobs"],
+            ["benchmark", "agent", "model", "pass@1", "mean reward", "reward key", "passed", "scored", "completed",
+             "errored", "cancelled", "jobs"],
             [[r["benchmark"], r["agent"], r["model"], r["pass_at_1"], r["mean_reward"], ", ".join(r["primary_keys"]),
-              r["n_pass"], r["n_completed"], r["n_errored"], r["n_cancelled"], ", ".join(r["jobs"])] for r in table],
+              r["n_pass"], r["n_scored"], r["n_completed"], r["n_errored"], r["n_cancelled"], ", ".join(r["jobs"])]
+             for r in table],
         )
-        lines += ["", "pass@1 = passed trials / completed trials (errored and cancelled trials count as failures, "
-                  "as in Harbor's mean); a trial passes when its reward key reaches 1."]
+        lines += ["", PASS_AT_1_RULE]
         keyed = [(job["name"], ev) for job in result["jobs"] for ev in job["evals"] if len(ev["rewards"]) > 1]
         if keyed:
             lines += ["", "## Reward keys", ""]
@@ -1061,6 +1193,16 @@ def render_markdown(result, generated_at):
           j["pass_at_1"], j["started_at"], j["finished_at"], _format_exceptions(j["exceptions"]), j["cost_usd"]]
          for j in result["jobs"]],
     )
+    stepped = [(job["name"], ev, step) for job in result["jobs"] for ev in job["evals"] for step in ev.get("steps") or []]
+    if stepped:
+        lines += ["", "## Steps of multi-step trials", ""]
+        lines += _md_table(
+            ["job", "benchmark", "agent", "model", "task", "step", "trials", "agent (mean s)", "verifier (mean s)",
+             "errored", "exceptions"],
+            [[name, ev["benchmark"], ev["agent"], ev["model"], step["task"], step["step"], step["n_trials"],
+              _mean_seconds(step["durations"]["agent_execution"]), _mean_seconds(step["durations"]["verifier"]),
+              step["n_errored"], _format_exceptions(step["exceptions"])] for name, ev, step in stepped],
+        )
     broken = [j for j in result["jobs"] if j["error"]]
     if broken:
         lines += ["", "## Problems", ""]
@@ -1069,6 +1211,11 @@ def render_markdown(result, generated_at):
 
 
 REPORT_FORMATS = ("json", "csv", "md")
+PASS_AT_1_RULE = (
+    "pass@1 = passed trials / scored trials, as Harbor's mean counts them: Harbor 0.25 scores every completed trial "
+    "(errored and cancelled ones as failures), Harbor 0.26 only the trials whose reward is valid (no exception that "
+    "voids it, such as CancelledError, an API error or a missing reward file); a trial passes when its reward key "
+    "reaches 1.")
 
 
 def report_paths(output_dir, formats, timestamp):

@@ -152,6 +152,62 @@ def parse_config_text(text, source):
         raise HarborJobError("cannot parse the job config %s: %s" % (source, exc))
 
 
+# --- Harbor versions -----------------------------------------------------------------------
+
+# The Harbor releases this collection is built and tested against (docs/harbor_modules.md, "Harbor versions"), with
+# the name of their jobs command group. The runtime image's default is the last one.
+SUPPORTED_HARBOR_VERSIONS = {"0.25.0": "job", "0.26.0": "job"}
+
+# Run by Harbor's own interpreter (the shebang of its console script), so it needs no CLI start-up: the installed
+# version and the agent names Harbor knows (harbor.models.agent.name is a plain enum).
+HARBOR_PROBE = (
+    "import importlib.metadata, json\n"
+    "from harbor.models.agent.name import AgentName\n"
+    "print(json.dumps({'version': importlib.metadata.version('harbor'), 'agents': sorted(a.value for a in AgentName)}))\n"
+)
+HARBOR_PROBE_SHELL = (
+    'h=$(command -v "$1") || { echo "$1 not found" >&2; exit 127; }; '
+    'IFS= read -r first < "$h" || exit 126; '
+    'case $first in "#!"*python*) ;; *) echo "$h is not a Python console script (first line: $first)" >&2; exit 126;; esac; '
+    'exec ${first#??} -c "$2"'
+)
+
+
+def harbor_version_problem(version):
+    """Why this collection cannot drive Harbor VERSION, or None when it is supported."""
+    if version in SUPPORTED_HARBOR_VERSIONS:
+        return None
+    return ("Harbor %s is not supported by this collection (supported: %s); build the runtime image with "
+            "runtime_image_harbor_version set to one of them" % (version, ", ".join(SUPPORTED_HARBOR_VERSIONS)))
+
+
+def parse_harbor_probe(text):
+    """{'version', 'agents'} from HARBOR_PROBE's output, or None when it is not that."""
+    for line in reversed((text or "").strip().splitlines()):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("version"), str) and isinstance(data.get("agents"), list):
+            return {"version": data["version"], "agents": [str(agent) for agent in data["agents"]]}
+    return None
+
+
+def probe_harbor(runtime, harbor):
+    """The Harbor release where runtime runs Harbor and the agent names it knows; HarborJobError when it cannot be
+    read or is not supported."""
+    runtime.require_executable("harbor_executable", harbor)
+    rc, out, err = runtime.run(["sh", "-c", HARBOR_PROBE_SHELL, "sh", harbor, HARBOR_PROBE], check=False)
+    facts = parse_harbor_probe(out) if rc == 0 else None
+    if facts is None:
+        raise HarborJobError("cannot tell which Harbor release %s is (rc=%d): %s; set harbor_version to its version"
+                             % (harbor, rc, (err or out).strip()[-500:]))
+    problem = harbor_version_problem(facts["version"])
+    if problem:
+        raise HarborJobError(problem)
+    return facts
+
+
 # --- commands ----------------------------------------------------------------------------
 
 def harbor_cli_spelling(runtime, harbor):

@@ -107,10 +107,21 @@ options:
     default: harbor
   cli_spelling:
     description:
-      - The name of Harbor's jobs command group. V(auto) reads C(harbor --help); Harbor 0.25 lists C(job), older
-        releases C(jobs).
+      - The name of Harbor's jobs command group. V(auto) takes the one of the Harbor release that runs the job
+        (C(job) for every supported release); older releases spelt it C(jobs).
     type: str
     choices: [auto, job, jobs]
+    default: auto
+  harbor_version:
+    description:
+      - The Harbor release that runs the job. It must be one this collection supports (0.25.0 or 0.26.0); any other
+        refuses the job before anything is written or started, naming the supported ones.
+      - V(auto) asks the Harbor of O(harbor_executable) where it runs (its own interpreter reads the installed
+        package's version and the agent names it knows; no CLI start-up). A misspelled agent name in the config is
+        then refused as an unknown agent, with the known names (see O(agent_toolchains)).
+      - A version string skips that question (and the agent-name check).
+      - A resume takes the same check before Harbor is started again.
+    type: str
     default: auto
   concurrency:
     description: Trials that run at once (C(-n)); Harbor's default (or the config's) when not set.
@@ -186,7 +197,8 @@ options:
     type: int
     default: 90
 notes:
-  - The job directory layout and field names are those of Harbor 0.25 (C(result.json), C(config.json), C(lock.json)).
+  - The job directory layout and field names are those of Harbor 0.25 and 0.26 (C(result.json), C(config.json),
+    C(lock.json)).
   - Harbor 0.25 does not always remove a trial's containers when it is stopped with SIGTERM; O(state=cancelled) removes
     the Docker Compose projects named after the job's trials, and so does a resume of an interrupted job.
   - Set C(LITELLM_LOCAL_MODEL_COST_MAP=True) in O(env) on hosts without Internet access, or Harbor spends several
@@ -357,6 +369,11 @@ matrix_path:
   description: The filtered, inline or agent-mapped config the module wrote for Harbor, as seen where Harbor runs.
   returned: when the module wrote one
   type: str
+harbor_version:
+  description: The Harbor release that runs the job (asked where it runs, or O(harbor_version) as given).
+  returned: when the module submitted or resumed a job (or would, in check mode)
+  type: str
+  sample: 0.26.0
 toolchains:
   description: The baked agent toolchains the submitted job uses (see O(agent_toolchains)).
   returned: when the module submitted a job (or would, in check mode) whose agents need toolchains
@@ -401,6 +418,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.env_file im
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import (
     DETACH_ARGV0,
     DETACH_SCRIPT,
+    SUPPORTED_HARBOR_VERSIONS,
     HarborJobError,
     JobFiles,
     JobLock,
@@ -409,10 +427,11 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runn
     config_through_harbor,
     default_job_name,
     filter_matrix,
-    harbor_cli_spelling,
+    harbor_version_problem,
     job_name_problem,
     leftover_projects,
     parse_config_text,
+    probe_harbor,
     trial_network_overlay,
     resume_command,
     retry_types,
@@ -442,6 +461,7 @@ class HarborJob:
         self.files = JobFiles(self.host_jobs_dir, self.jobs_dir, name)
         self.env = {str(k): ("" if v is None else str(v)) for k, v in (params["env"] or {}).items()}
         self._spelling = None if params["cli_spelling"] == "auto" else params["cli_spelling"]
+        self._harbor_facts = None
         self.result = {
             "changed": False,
             "name": name,
@@ -503,8 +523,23 @@ class HarborJob:
 
     def spelling(self):
         if self._spelling is None:
-            self._spelling = harbor_cli_spelling(self.runtime, self.harbor)
+            self._spelling = SUPPORTED_HARBOR_VERSIONS[self.harbor_facts()["version"]]
         return self._spelling
+
+    def harbor_facts(self):
+        """{'version', 'agents'} of the Harbor that runs the job (agents None when harbor_version was given); a
+        release this collection does not support refuses the job here, before anything is written."""
+        if self._harbor_facts is None:
+            version = self.module.params["harbor_version"]
+            if version == "auto":
+                self._harbor_facts = probe_harbor(self.runtime, self.harbor)
+            else:
+                problem = harbor_version_problem(version)
+                if problem:
+                    raise HarborJobError(problem)
+                self._harbor_facts = {"version": version, "agents": None}
+            self.result["harbor_version"] = self._harbor_facts["version"]
+        return self._harbor_facts
 
     def load_config(self, path):
         """The config file as a mapping, read on the target (or where Harbor runs)."""
@@ -607,7 +642,7 @@ class HarborJob:
         if not any(needs_toolchain(entry) for entry in source.get("agents") or []):
             return path, matrix, None
         mapped, overlay, problems, used = use_baked_toolchains(
-            source, self.runtime.toolchains(), self.files.harbor("toolchains-compose.json"))
+            source, self.runtime.toolchains(), self.files.harbor("toolchains-compose.json"), self.harbor_facts()["agents"])
         if problems:
             raise HarborJobError(
                 "job %s refused before it started: %s. Bake the agents with the baked_images role (baked_images_agents, "
@@ -841,8 +876,11 @@ class HarborJob:
             return job_state, summary, pids
         if start is None:
             return job_state, summary, pids
-        # Bad input and a missing Harbor fail before the lock (which creates the module's state directory).
+        # Bad input and a missing or unsupported Harbor fail before the lock (which creates the module's state directory).
         submission = self.config_for_harbor() if start == "submit" else None
+        self.harbor_facts()
+        if not self.module.check_mode:
+            self.runtime.require_executable("harbor_executable", self.harbor)
         self.spelling()
         if self.module.check_mode:
             if start == "submit":
@@ -881,6 +919,7 @@ def main():
             docker_executable=dict(type="str", default="docker"),
             harbor_executable=dict(type="str", default="harbor"),
             cli_spelling=dict(type="str", default="auto", choices=["auto", "job", "jobs"]),
+            harbor_version=dict(type="str", default="auto"),
             concurrency=dict(type="int"),
             extra_args=dict(type="list", elements="str", default=[]),
             env=dict(type="dict", default={}, no_log=True),

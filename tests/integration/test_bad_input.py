@@ -116,6 +116,9 @@ CASES = {
             "agents": [{"name": "claude-code", "model_name": "anthropic/claude"}],
             "datasets": [{"path": "/opt/swebench/tasks/hello"}]}},
     },
+    "harbor-unsupported": {"module": "harbor_job", "args": {"name": "nightly", "config": "<good config>",
+                                                            "harbor_version": "0.24.1"}},
+    "agent-unknown": {"module": "harbor_job", "runtime_container": True},
     "corrupt-result-json": {"module": "harbor_job_info", "args": {}},
     "daemon-log-max-size": {
         "role": "docker_engine", "vars": {"docker_engine_daemon_options": {"log-opts": {"max-size": "10X"}}},
@@ -147,6 +150,8 @@ CASES = {
     "nightly-no-runtime-contract": {"playbook": "nightly.yml", "vars": {"aisbench_nightly_runtime": {}}},
     "nightly-key-file-to-harbor": {"playbook": "nightly.yml", "vars": {
         "aisbench_nightly_harbor_args": ["--env-file", "/opt/swebench/secrets/api_key.env"]}},
+    "nightly-gateway-key-name": {"playbook": "nightly.yml", "vars": {
+        "runtime_container_api_keys": {"ANTHROPIC_API_KEY": "sk-badinput-not-a-key"}}},
     "shard-plan-zero-hosts": {"module": "fleet_shard_plan", "args": {"listings": {}}},
     "shard-malformed-units": {"module": "fleet_shard_plan", "args": {"listings": {"host-a": {
         "matrix": {}, "datasets": "hello", "agents": [{"agent": "oracle", "model": None}], "n_attempts": 1}}}},
@@ -155,7 +160,7 @@ CASES = {
     "shard-plan-damaged": {"module": "fleet_report", "args": {}, "plan": '{"format": 1, "assignments": "x"}'},
 }
 # make integration builds it first (runtime-image-tar, with the Makefile's RUNTIME_IMAGE_TAG).
-RUNTIME_IMAGE = "aisbench/agent-runtime:%s" % os.environ.get("AISBENCH_RUNTIME_IMAGE_TAG", "0.25.0")
+RUNTIME_IMAGE = "aisbench/agent-runtime:%s" % os.environ.get("AISBENCH_RUNTIME_IMAGE_TAG", "0.26.0")
 
 
 # --- the doc's table -------------------------------------------------------------------------
@@ -373,6 +378,7 @@ def test_harbor_job_refuses_bad_input(case, tmp_path):
         # start it and leave the job's files behind, which the snapshot below would see.
         "harbor_executable": "/bin/false",
         "cli_spelling": "job",
+        "harbor_version": "0.26.0",
         "start_timeout": 30,
     }
     args.update({key: replacements.get(value, value) if isinstance(value, str) else value
@@ -471,8 +477,7 @@ def test_status_playbook_counts_and_names_damaged_jobs(tmp_path):
     assert tree_snapshot(root) == before
 
 
-@pytest.fixture
-def runtime_container(tmp_path):
+def start_runtime_container(tmp_path, *docker_args):
     """A throw-away container from the runtime image (real Harbor), sharing a directory at the same path."""
     if subprocess.run(["docker", "image", "inspect", RUNTIME_IMAGE], capture_output=True, check=False).returncode != 0:
         pytest.skip("%s is not built (make runtime-image-tar)" % RUNTIME_IMAGE)
@@ -481,12 +486,42 @@ def runtime_container(tmp_path):
     (shared / "tasks").mkdir()
     name = "aisbench-badinput-harbor-%s" % uuid.uuid4().hex[:8]
     subprocess.run(["docker", "run", "-d", "--name", name, "--network", "none", "--label", "org.aisbench.test=badinput",
-                    "-v", "%s:%s" % (shared, shared), "--entrypoint", "sleep", RUNTIME_IMAGE, "infinity"],
+                    "-v", "%s:%s" % (shared, shared)] + list(docker_args) + ["--entrypoint", "sleep", RUNTIME_IMAGE, "infinity"],
                    check=True, capture_output=True)
+    return name, shared
+
+
+@pytest.fixture
+def runtime_container(tmp_path):
+    name, shared = start_runtime_container(tmp_path)
     try:
         yield name, shared
     finally:
         subprocess.run(["docker", "rm", "-f", "-v", name], capture_output=True, check=False)
+
+
+@pytest.fixture
+def runtime_container_on_the_engine(tmp_path):
+    """The same with the host's engine socket: harbor_job lists the toolchain volumes of the engine its trials use."""
+    name, shared = start_runtime_container(tmp_path, "-v", "/var/run/docker.sock:/var/run/docker.sock")
+    try:
+        yield name, shared
+    finally:
+        subprocess.run(["docker", "rm", "-f", "-v", name], capture_output=True, check=False)
+
+
+def test_a_misspelled_agent_is_refused_as_unknown_by_the_harbor_that_would_run_it(runtime_container_on_the_engine, tmp_path):
+    container, shared = runtime_container_on_the_engine
+    args = {"name": "nightly", "state": "started", "container": container, "jobs_dir": str(shared / "jobs"),
+            "config": {"agents": [{"name": "mini-swe-agnet", "model_name": "openai/m"}],
+                       "datasets": [{"path": str(shared / "tasks")}]}}
+    play = {"name": "A misspelled agent", "hosts": "localhost", "gather_facts": False,
+            "tasks": [{"name": "Submit the job", "aisbench.agent_runtime.harbor_job": args}]}
+    before = tree_snapshot(shared)
+    proc, failed, _results, stats = run_play(tmp_path, play, localhost_inventory())
+    check_failure("agent-unknown", proc, failed, stats)
+    assert "(did you mean mini-swe-agent?)" in failed[0][1]["msg"] and "Harbor's acp, aider" in failed[0][1]["msg"]
+    assert tree_snapshot(shared) == before
 
 
 def test_a_job_harbor_does_not_start_in_time_is_stopped_and_said_so(runtime_container, tmp_path):
@@ -609,6 +644,20 @@ def test_nightly_refuses_the_key_file_as_a_harbor_argument_while_the_gateway_hol
     assert failure["stage"] == "contract"
     assert DOC_ROWS["nightly-key-file-to-harbor"] in failure["error"]
     # Refused before the tasks, the gateway or Harbor: no summary, no progress log, nothing in the runtime root.
+    assert sorted(path.name for path in host_dir.iterdir()) == ["failure.json"]
+    assert tree_snapshot(root) == before
+
+
+def test_nightly_refuses_a_gateway_key_the_runtime_container_does_not_hold(tmp_path):
+    root = tmp_path / "runtime"
+    root.mkdir()
+    before = tree_snapshot(root)
+    failure, host_dir = nightly_failure(tmp_path, "nightly-gateway-key-name", "key-name",
+                                        aisbench_nightly_runtime=runtime_contract_at(root, api_keys=True))
+    assert failure["stage"] == "contract"
+    assert DOC_ROWS["nightly-gateway-key-name"] in failure["error"]
+    assert "sk-badinput-not-a-key" not in json.dumps(failure)
+    # Refused on the controller before the tasks, the gateway or Harbor.
     assert sorted(path.name for path in host_dir.iterdir()) == ["failure.json"]
     assert tree_snapshot(root) == before
 

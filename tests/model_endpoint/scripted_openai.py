@@ -7,7 +7,11 @@ step of the known solution of the task the conversation is about:
 - step k is the number of assistant turns already in the conversation;
 - a step is a shell command: a tool call when the request offers a shell tool, a fenced bash block otherwise;
 - after the last command the endpoint finishes: with the agent's own submission command when its prompt names one
-  (mini-swe-agent's ``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT``), then with plain text.
+  (mini-swe-agent's ``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT``), with a call of the ``finish`` tool when the request
+  offers one (OpenHands), then with plain text;
+- an agent that edits files instead of running commands (aider: its system prompt asks for a ``*file listing*`` and
+  Harbor's ``aider --yes`` declines shell commands) gets the task's ``files`` (its solution as file contents, paths
+  relative to the task's working directory) in that format as the answer to the task's message, then plain text.
 
 Every request must carry ``Authorization: Bearer <key>`` (401 otherwise). Every answer carries ``usage`` token counts
 (deterministic: characters / 4), and one JSON line per answer goes to the log file, so a test can sum what the
@@ -35,6 +39,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 SHELL_TOOL_NAMES = ("bash", "run_shell_command", "execute_bash", "shell", "run_command", "terminal")
 SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",)
 FINISH_TEXT = "The task is done."
+FINISH_TOOL = "finish"
+# What aider's whole-file edit format asks the model for (aider/coders/wholefile_prompts.py).
+FILE_LISTING_MARKER = "*file listing*"
 
 
 def message_text(message):
@@ -69,11 +76,24 @@ def shell_tool(tools):
     return None
 
 
-def next_step(task, messages):
-    """('command', text) or ('text', text): what the model says next."""
+def asks_for_file_listings(messages, tools):
+    return not tools and any(FILE_LISTING_MARKER in message_text(message) for message in messages
+                             if message.get("role") == "system")
+
+
+def file_listings(files):
+    return "\n\n".join("%s\n```\n%s```" % (path, content) for path, content in sorted(files.items()))
+
+
+def next_step(task, messages, tools=None):
+    """('command', text), ('finish', text), ('text', text) or ('files', text): what the model says next."""
     if task is None:
         return "text", "I do not know this task."
     done = sum(1 for message in messages if message.get("role") == "assistant")
+    if asks_for_file_listings(messages, tools) and task.get("files"):
+        # aider's prompt holds example conversations (assistant turns of its own): answer the task's message itself.
+        last = next((message for message in reversed(messages) if message.get("role") == "user"), {})
+        return ("files", file_listings(task["files"])) if task["match"] in message_text(last) else ("text", FINISH_TEXT)
     steps = task["steps"]
     if done < len(steps):
         return "command", steps[done]
@@ -82,17 +102,20 @@ def next_step(task, messages):
     marker = next((marker for marker in SUBMIT_MARKERS if marker in prompt), None)
     if marker and done == len(steps):
         return "command", "echo " + marker
+    if any((tool.get("function") or {}).get("name") == FINISH_TOOL for tool in tools or []):
+        return "finish", FINISH_TEXT
     return "text", FINISH_TEXT
 
 
 def completion_message(kind, text, tools, step_number):
     """The assistant message (content and tool calls) for one step."""
-    tool = shell_tool(tools) if kind == "command" else None
+    tool = shell_tool(tools) if kind == "command" else (FINISH_TOOL, "message") if kind == "finish" else None
     if tool:
         name, argument = tool
         call = {"id": "call_%s" % uuid.uuid4().hex[:12], "type": "function",
                 "function": {"name": name, "arguments": json.dumps({argument: text})}}
-        return {"role": "assistant", "content": "Step %d: run a command." % step_number, "tool_calls": [call]}
+        return {"role": "assistant", "content": "Step %d: %s." % (step_number, "run a command" if kind == "command" else "done"),
+                "tool_calls": [call]}
     if kind == "command":
         return {"role": "assistant", "content": "THOUGHT: step %d.\n\n```bash\n%s\n```" % (step_number, text)}
     return {"role": "assistant", "content": text}
@@ -108,7 +131,7 @@ class Endpoint:
     def answer(self, request):
         messages = request.get("messages") or []
         task = find_task(self.script, messages)
-        kind, text = next_step(task, messages)
+        kind, text = next_step(task, messages, request.get("tools"))
         step_number = 1 + sum(1 for message in messages if message.get("role") == "assistant")
         message = completion_message(kind, text, request.get("tools"), step_number)
         prompt_tokens = count_tokens(json.dumps(messages, sort_keys=True) + json.dumps(request.get("tools") or []))

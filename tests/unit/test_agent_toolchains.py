@@ -167,6 +167,32 @@ def test_missing_agents_and_versions_refuse_the_job():
         "agent mini-swe-agent version 9.9 is not baked on the trial engine (baked: 2.4.6)"]
 
 
+def harbor_agents(version):
+    """The agent names a real Harbor release knows (its probe's output, recorded from the runtime image)."""
+    with open(os.path.join(ROOT, "tests", "fixtures", "harbor", "cli", "harbor-%s-probe.json" % version)) as handle:
+        return json.load(handle)["agents"]
+
+
+@pytest.mark.parametrize("version", ["0.25.0", "0.26.0"])
+def test_a_misspelled_agent_is_unknown_and_a_harbor_agent_is_unbaked(version):
+    mini = plan(["mini-swe-agent"])[0]
+    config = {"agents": [{"name": "mini-swe-agnet"}, {"name": "claude-code"}, {"name": "cowsay"}]}
+    _m, overlay, problems, used = tc.use_baked_toolchains(config, engine(mini), "/o.json", harbor_agents(version))
+    assert overlay is None and used == []
+    assert problems[0].startswith("unknown agent mini-swe-agnet (did you mean mini-swe-agent?): neither baked on the "
+                                  "trial engine nor an agent of Harbor (known: baked mini-swe-agent; Harbor's acp, aider, ")
+    assert "qwen-coder" in problems[0] and "openhands" in problems[0]
+    assert problems[1] == ("agent claude-code has no baked toolchain on the trial engine (baked: mini-swe-agent 2.4.6); "
+                           "Harbor would install it from the Internet in every trial")
+    assert problems[2].startswith("unknown agent cowsay: neither baked")
+    # An agent of the site's own recipe is baked, so it is known though Harbor has no agent of that name.
+    say_hello = plan(["say-hello"], recipes={"say-hello": {"import_path": "my_agents:SayHello", "python_packages": ["cowsay"],
+                                                             "check": ["bin/cowsay"]}}, versions={"say-hello": "6.1"})[0]
+    _m, _o, problems, used = tc.use_baked_toolchains({"agents": [{"name": "say-hello"}]}, engine(say_hello), "/o.json",
+                                                     harbor_agents(version))
+    assert problems == [] and used[0]["agent"] == "say-hello"
+
+
 def test_the_version_asked_for_wins_else_the_newest():
     old = plan(["mini-swe-agent"], versions={"mini-swe-agent": "2.4.9"})[0]
     new = plan(["mini-swe-agent"], versions={"mini-swe-agent": "2.4.10"})[0]

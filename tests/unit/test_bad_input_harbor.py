@@ -45,7 +45,7 @@ def test_a_broken_config_file_is_refused_before_anything_is_written(capsys, tmp_
     jobs_dir = tmp_path / "jobs"
     jobs_dir.mkdir()
     args = dict({"name": "nightly", "config": str(config), "jobs_dir": str(jobs_dir), "state": "started",
-                 "cli_spelling": "job", "harbor_executable": "/bin/false"}, **filters)
+                 "cli_spelling": "job", "harbor_version": "0.26.0", "harbor_executable": "/bin/false"}, **filters)
     rc, result = run_harbor_job(capsys, args)
     assert rc == 1 and result["msg"].startswith(message % config), result["msg"]
     assert listing(str(jobs_dir)) == []
@@ -54,7 +54,7 @@ def test_a_broken_config_file_is_refused_before_anything_is_written(capsys, tmp_
 
 def test_a_missing_config_file_is_refused_but_previewed_in_check_mode(capsys, tmp_path):
     missing = str(tmp_path / "written-by-an-earlier-task.yaml")
-    args = {"name": "nightly", "config": missing, "jobs_dir": str(tmp_path), "cli_spelling": "job",
+    args = {"name": "nightly", "config": missing, "jobs_dir": str(tmp_path), "cli_spelling": "job", "harbor_version": "0.26.0",
             "harbor_executable": "/bin/false"}
     rc, result = run_harbor_job(capsys, args)
     assert rc == 1 and result["msg"] == "the job config %s does not exist on the target" % missing

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.aisbench.agent_runtime.plugins.filter.env_file import FilterModule, env_file, env_file_bad_keys
+from ansible_collections.aisbench.agent_runtime.plugins.filter.env_file import FilterModule, env_file, env_file_bad_keys, env_file_names
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.env_file import (
     EnvFileError,
     checked_env_file,
@@ -70,7 +70,8 @@ def test_filter_refuses_what_cannot_be_written(value, problem):
 
 
 def test_filter_quotes_dollar_and_backslash_for_dotenv_and_keeps_docker_literal():
-    assert FilterModule().filters() == {"env_file": env_file, "env_file_bad_keys": env_file_bad_keys}
+    assert FilterModule().filters() == {"env_file": env_file, "env_file_bad_keys": env_file_bad_keys,
+                                        "env_file_names": env_file_names}
     assert env_file({"K": "$HOME 'q' \"d\" \\"}) == "K='$HOME \\'q\\' \"d\" \\\\'\n"
     assert env_file({"K": "${X} 'q'"}, "docker") == "K=${X} 'q'\n"
     with pytest.raises(AnsibleFilterError, match="env key 'A-B' is not a valid variable name"):
@@ -157,3 +158,11 @@ def test_runtime_container_refuses_what_the_env_file_rule_refuses_naming_keys_on
         assert proc.returncode == 0, output[-3000:]
     else:
         assert proc.returncode == 2 and message in output, output[-3000:]
+
+
+def test_the_names_a_key_file_sets_and_never_its_values():
+    # What the runtime_container role writes (the collection's own rule), then a hand-written file.
+    text = render_env_file({"OPENAI_API_KEY": "sk-1=2", "ANTHROPIC_API_KEY": "a#b"}, "dotenv", header=["Managed"])
+    assert env_file_names(text) == ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]
+    assert env_file_names("# OPENAI_API_KEY=old\n\n  HF_TOKEN = 'x'\nnot a line\n") == ["HF_TOKEN"]
+    assert env_file_names("") == [] and env_file_names(None) == []

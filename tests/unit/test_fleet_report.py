@@ -640,7 +640,7 @@ def _scaled_summary(template, host_index):
         ev = dict(base)
         ev["benchmark"] = "bench-%02d" % (pair // 4)
         ev["agent"] = "agent-%d" % (pair % 4)
-        ev["n_completed"] = 10 + (host_index + pair) % 7
+        ev["n_completed"] = ev["n_scored"] = 10 + (host_index + pair) % 7
         ev["n_errored"] = (host_index * pair) % 3
         ev["n_cancelled"] = pair % 2
         ev["n_pass"] = (host_index * 3 + pair) % (ev["n_completed"] - ev["n_cancelled"] + 1)
@@ -972,3 +972,35 @@ def test_model_gateway_counts_next_to_the_agents_own(capsys, report_dir):
     # oracle trials report no tokens of their own: "-" beside the gateway's
     assert "| host-a | 7 | 1 | 1,200 | 300 | 0.2500 | - | - |" in markdown.splitlines()
     assert "Model gateway per host" in open(result["files"]["html"]).read()
+
+
+def test_multi_step_trials_show_their_steps_and_harbor_026_scores_valid_rewards_only(capsys, report_dir):
+    # Two hosts: a Harbor 0.26 night (reward_valid) and a Harbor 0.25 one of the same multi-step tasks.
+    put_summary(report_dir, NIGHT2, "new", ["v026-multi-step"])
+    put_summary(report_dir, NIGHT2, "old", ["v025-multi-step"])
+    rc, result = run_module(capsys, {"report_dir": report_dir, "night": NIGHT2})
+    assert rc == 0
+    with open(os.path.join(report_dir, NIGHT2, "fleet-report.json")) as handle:
+        report = json.load(handle)
+    hosts = {host["host"]: host for host in report["hosts"]}
+    oracle_new = {row["agent"]: row for row in hosts["new"]["rows"]}["oracle"]
+    oracle_old = {row["agent"]: row for row in hosts["old"]["rows"]}["oracle"]
+    # Each host's pass@1 is its Harbor's mean (0.26 leaves out the trial whose broken step voids its reward)...
+    assert (oracle_new["pass_at_1"], oracle_new["n_scored"], oracle_new["n_completed"]) == (1.0, 1, 2)
+    assert (oracle_old["pass_at_1"], oracle_old["n_scored"], oracle_old["n_completed"]) == (1.0, 2, 2)
+    # ...and the fleet adds the counts: 3 scored trials, all passed.
+    fleet = {row["agent"]: row for row in report["fleet"]["rows"]}["oracle"]
+    assert (fleet["n_pass"], fleet["n_scored"], fleet["n_completed"], fleet["pass_at_1"]) == (3, 3, 4, 1.0)
+    # The agent time of a multi-step trial is the sum of its steps; every step is listed with its exceptions.
+    steps = {(step["task"], step["step"]): step for step in fleet["steps"]}
+    assert list(steps) == [("ms-broken-step", "write"), ("ms-broken-step", "broken"), ("ms-pass", "write"),
+                           ("ms-pass", "append"), ("ms-pass", "count")]
+    assert steps[("ms-broken-step", "broken")]["n_errored"] == 2
+    assert steps[("ms-broken-step", "broken")]["exceptions"] == {"RewardFileNotFoundError": 2}
+    assert fleet["durations"]["agent_execution"]["total_sec"] == pytest.approx(
+        sum(step["durations"]["agent_execution"]["total_sec"] for step in fleet["steps"]), abs=0.02)
+    with open(os.path.join(report_dir, NIGHT2, "fleet-report.md")) as handle:
+        text = handle.read()
+    assert "### Steps of multi-step trials" in text and "| multistep | oracle | - | ms-broken-step | broken | 2 |" in text
+    with open(os.path.join(report_dir, NIGHT2, "fleet-report.html")) as handle:
+        assert 'steps-table' in handle.read()

@@ -48,7 +48,7 @@ def jobs_dir(tmp_path):
 
 
 def base(jobs_path, **extra):
-    args = {"jobs_dir": jobs_path, "cli_spelling": "job", "harbor_executable": "/opt/harbor/bin/harbor"}
+    args = {"jobs_dir": jobs_path, "cli_spelling": "job", "harbor_version": "0.26.0", "harbor_executable": "/opt/harbor/bin/harbor"}
     args.update(extra)
     return args
 

@@ -43,7 +43,7 @@ def test_one_job_pass_at_1(capsys, jobs_dir):
     assert rc == 0
     assert len(result["jobs"]) == 1 and result["jobs"][0]["pass_at_1"] == 0.5
     assert result["pass_at_1"] == [{"benchmark": "hello", "agent": "oracle", "model": None, "jobs": ["pass-fail"],
-                                    "primary_keys": ["reward"], "n_completed": 2, "n_errored": 0, "n_cancelled": 0,
+                                    "primary_keys": ["reward"], "n_completed": 2, "n_scored": 2, "n_reward_invalid": 0, "n_errored": 0, "n_cancelled": 0,
                                     "n_pass": 1, "pass_at_1": 0.5, "mean_reward": 0.5}]
     # details (the default): the task outcomes of the eval.
     tasks = {t["task"]: t for t in result["jobs"][0]["evals"][0]["tasks"]}

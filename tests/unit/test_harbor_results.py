@@ -1,4 +1,4 @@
-"""harbor_results on real Harbor 0.25 job directories (tests/fixtures/harbor/jobs).
+"""harbor_results on real Harbor 0.25 and 0.26 job directories (tests/fixtures/harbor/jobs; v026-* are 0.26's).
 
 The fixture jobs were produced by real Harbor runs (see tests/fixtures/harbor/README.md):
 the tasks are built so that the oracle passes hello-pass and fails hello-fail, nop fails
@@ -7,6 +7,7 @@ Damaged variants are made here from copies of those real files.
 """
 
 import csv
+import datetime
 import glob
 import json
 import os
@@ -386,6 +387,24 @@ def harbor_named_trials(recorded):
     return named
 
 
+def step_only_errors(path, eval_key):
+    """Trials of an eval with an exception on a step but none of their own: Harbor 0.25's job-level stats do not count
+    them (JobStats.increment reads exception_info only), 0.26's do (recorded_exceptions), and so do we."""
+    found = {}
+    for trial in trial_dirs(path):
+        try:
+            result = load(os.path.join(trial, "result.json"))
+        except FileNotFoundError:
+            continue
+        record = hr.trial_record(result, os.path.basename(trial))
+        if "__".join(part for part in record["key"] if part) != eval_key or result.get("exception_info"):
+            continue
+        for step in result.get("step_results") or []:
+            if step.get("exception_info"):
+                found.setdefault(step["exception_info"]["exception_type"], set()).add(record["trial"])
+    return found
+
+
 @pytest.mark.parametrize("details", [False, True], ids=["job-level", "details"])
 @pytest.mark.parametrize("name", ALL_FIXTURE_JOBS)
 def test_numbers_equal_what_harbor_recorded(name, details):
@@ -400,8 +419,13 @@ def test_numbers_equal_what_harbor_recorded(name, details):
         ev = evals[key]
         assert ev["n_completed"] >= len(harbor_named_trials(recorded)), key
         assert ev["n_rewarded"] == recorded["n_trials"], key          # AgentDatasetStats.n_trials
-        assert ev["n_errored"] == recorded["n_errors"], key           # AgentDatasetStats.n_errors
-        assert ev["exceptions"] == {t: len(v) for t, v in recorded["exception_stats"].items() if v}, key
+        # Harbor 0.25 does not count the steps' exceptions in its job-level stats; read from the trials, we do.
+        unseen = step_only_errors(path, key) if details and not hr.rewards_validated(raw) else {}
+        assert ev["n_errored"] == recorded["n_errors"] + len(set().union(*unseen.values())), key  # AgentDatasetStats.n_errors
+        expected = {t: len(v) for t, v in recorded["exception_stats"].items() if v}
+        for exc_type, trials in unseen.items():
+            expected[exc_type] = expected.get(exc_type, 0) + len(trials)
+        assert ev["exceptions"] == expected, key
         assert ev["n_cancelled"] == len(recorded["exception_stats"].get("CancelledError", [])), key
         for reward_key, buckets in recorded["reward_stats"].items():
             assert ev["rewards"][reward_key]["n_pass"] == sum(
@@ -426,7 +450,11 @@ def test_numbers_equal_what_harbor_recorded(name, details):
     if raw["finished_at"]:
         assert set(evals) == set(stats["evals"])
         assert job["n_completed"] == stats["n_completed_trials"]
-        assert job["n_errored"] == stats["n_errored_trials"]
+        unseen = set()
+        if details and not hr.rewards_validated(raw):
+            for key in stats["evals"]:
+                unseen.update(*step_only_errors(path, key).values())
+        assert job["n_errored"] == stats["n_errored_trials"] + len(unseen)
         assert job["n_cancelled"] == stats["n_cancelled_trials"]
         for field in hr.TOKEN_FIELDS:
             assert job[field] == stats[field], field
@@ -496,12 +524,24 @@ def test_choose_primary_key_rules():
 
 def test_score_trials_follows_harbors_mean():
     # No rewards at all (every trial errored): Harbor's Mean is {"mean": 0}.
-    scored = hr.score_trials([(None, "RuntimeError"), (None, "CancelledError")])
+    scored = hr.score_trials([(None, ["RuntimeError"], None), (None, ["CancelledError"], None)])
     assert (scored["n_completed"], scored["n_errored"], scored["n_cancelled"], scored["pass_at_1"], scored["mean_reward"]) == (2, 2, 1, 0.0, 0.0)
     # An errored trial that was graded keeps its reward; an empty rewards dict counts 0.
-    scored = hr.score_trials([({"reward": 1.0}, "AgentTimeoutError"), ({}, None), ({"reward": 0.0}, None)])
+    scored = hr.score_trials([({"reward": 1.0}, ["AgentTimeoutError"], None), ({}, [], None), ({"reward": 0.0}, [], None)])
     assert (scored["n_pass"], scored["n_rewarded"], scored["pass_at_1"]) == (1, 3, pytest.approx(1 / 3, abs=1e-6))
     assert hr.score_trials([])["pass_at_1"] is None
+
+
+def test_harbor_026_scores_only_the_trials_whose_reward_is_valid():
+    # Harbor 0.26 (job.py final_rewards, JobStats.update_trial): a trial whose reward is not valid is in no mean, a
+    # valid one with an exception that keeps its reward (AgentTimeoutError) is; a trial raising two types counts once.
+    scored = hr.score_trials([({"reward": 1.0}, ["AgentTimeoutError"], True), ({"reward": 1.0}, ["ApiError"], False),
+                              (None, ["CancelledError", "RewardFileNotFoundError"], False), ({"reward": 0.0}, [], True)])
+    assert (scored["n_completed"], scored["n_scored"], scored["n_reward_invalid"], scored["n_pass"]) == (4, 2, 2, 1)
+    assert (scored["pass_at_1"], scored["mean_reward"], scored["n_errored"], scored["n_cancelled"]) == (0.5, 0.5, 3, 1)
+    assert scored["exceptions"] == {"AgentTimeoutError": 1, "ApiError": 1, "CancelledError": 1, "RewardFileNotFoundError": 1}
+    # Nothing valid: no pass@1, as Harbor writes no metric.
+    assert hr.score_trials([(None, ["CancelledError"], False)])["pass_at_1"] is None
 
 
 def test_details_give_tasks_tokens_cost_and_durations():
@@ -573,8 +613,8 @@ def test_per_completed_is_the_one_pass_at_1_division():
     assert hr.per_completed(2, 3) == 0.666667
     assert hr.per_completed(0, 4) == 0.0
     assert hr.per_completed(0, 0) is None and hr.per_completed(5.0, None) is None
-    assert hr.score_trials([({"reward": 1.0}, None), ({"reward": 0.0}, "CancelledError"), (None, "AgentTimeoutError")],
-                           None)["pass_at_1"] == hr.per_completed(1, 3)
+    assert hr.score_trials([({"reward": 1.0}, [], None), ({"reward": 0.0}, ["CancelledError"], None),
+                            (None, ["AgentTimeoutError"], None)], None)["pass_at_1"] == hr.per_completed(1, 3)
     # The fleet report and the pass@1 table divide through it too: no other "/ n_completed" in module_utils.
     module_utils = os.path.join(ROOT, "plugins", "module_utils")
     for name in sorted(os.listdir(module_utils)):
@@ -582,3 +622,70 @@ def test_per_completed_is_the_one_pass_at_1_division():
             with open(os.path.join(module_utils, name), encoding="utf-8") as handle:
                 lines = [line for line in handle if DIVISION_BY_COMPLETED.search(line)]
             assert lines == ([] if name != "harbor_results.py" else ["    return round(total / n_completed, 6) if n_completed else None\n"]), name
+
+
+# --- Harbor 0.26: reward_valid; multi-step trials -----------------------------------------------------------
+
+def test_the_same_errored_tasks_score_as_each_harbor_release_records_them():
+    # broken-env (RuntimeError, no verifier result), broken-verifier (RewardFileNotFoundError), hello-pass (reward 1).
+    old = hr.summarize_job(os.path.join(FIXTURE_JOBS, "errored"), details=True)
+    new = hr.summarize_job(os.path.join(FIXTURE_JOBS, "v026-errored"), details=True)
+    # 0.25's mean counts every trial (1 of 3); 0.26's only those whose reward is valid (1 of 1; broken has none).
+    assert (old["pass_at_1"], old["n_scored"], old["n_completed"]) == (0.333333, 3, 3)
+    assert (new["pass_at_1"], new["n_scored"], new["n_reward_invalid"], new["n_completed"]) == (1.0, 1, 2, 3)
+    broken = {ev["benchmark"]: ev for ev in new["evals"]}["broken"]
+    assert (broken["pass_at_1"], broken["n_errored"], broken["harbor_metrics"]) == (None, 2, [])
+    assert {task["task"]: task["n_error"] for task in broken["tasks"]} == {"broken-env": 1, "broken-verifier": 1}
+    assert all(record["reward_valid"] is False for record in hr.summarize_job(
+        os.path.join(FIXTURE_JOBS, "v026-errored"), trials=True)["trials"] if record["task"].startswith("broken"))
+
+
+def raw_step_seconds(step, phase):
+    timing = step.get(phase) or {}
+    start, end = (timing.get("started_at"), timing.get("finished_at"))
+    if not start or not end:
+        return None
+    parse = lambda text: datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))  # noqa: E731
+    return (parse(end) - parse(start)).total_seconds()
+
+
+@pytest.mark.parametrize("name", ["v025-multi-step", "v026-multi-step"])
+def test_multi_step_trials_are_timed_and_their_step_exceptions_counted_as_harbor_recorded_them(name):
+    path = os.path.join(FIXTURE_JOBS, name)
+    job = hr.summarize_job(path, trials=True)
+    records = {record["trial"]: record for record in job["trials"]}
+    expected_steps = {}
+    for trial in trial_dirs(path):
+        raw = load(os.path.join(trial, "result.json"))
+        record = records[os.path.basename(trial)]
+        # A multi-step trial has no trial-level agent or verifier timing: they are in its steps.
+        assert raw["agent_execution"] is None and raw["verifier"] is None and raw["step_results"]
+        for phase in ("agent_execution", "verifier"):
+            seconds = [raw_step_seconds(step, phase) for step in raw["step_results"]]
+            assert record["durations"][phase] == pytest.approx(sum(s for s in seconds if s is not None), abs=1e-3)
+        assert record["exceptions"] == [step["exception_info"]["exception_type"] for step in raw["step_results"]
+                                        if step["exception_info"]]
+        assert [step["step"] for step in record["steps"]] == [step["step_name"] for step in raw["step_results"]]
+        for step in raw["step_results"]:
+            totals = expected_steps.setdefault((record["key"], record["task"], step["step_name"]), [0, 0.0, 0])
+            totals[0] += 1
+            totals[1] += raw_step_seconds(step, "agent_execution") or 0.0
+            totals[2] += 1 if step["exception_info"] else 0
+    got = {}
+    for ev in job["evals"]:
+        key = (ev["agent"], ev["model"], ev["benchmark"])
+        for step in ev["steps"]:
+            got[(key, step["task"], step["step"])] = [step["n_trials"], step["durations"]["agent_execution"]["total_sec"],
+                                                       step["n_errored"]]
+        # The eval's agent time is the sum of its trials' steps.
+        assert ev["durations"]["agent_execution"]["total_sec"] == pytest.approx(
+            sum(step["durations"]["agent_execution"]["total_sec"] for step in ev["steps"]), abs=1e-2)
+    assert set(got) == set(expected_steps)
+    for key, (n_trials, seconds, errored) in expected_steps.items():
+        assert got[key][0] == n_trials and got[key][2] == errored and got[key][1] == pytest.approx(seconds, abs=1e-2), key
+    # The broken step stopped its trial: the step after it never ran, in either release.
+    assert sorted(step["step"] for ev in job["evals"] for step in ev["steps"] if step["task"] == "ms-broken-step") == [
+        "broken", "broken", "write", "write"]
+    assert job["exceptions"] == {"RewardFileNotFoundError": 2}
+    text = hr.render_markdown(hr.summarize(FIXTURE_JOBS, [name], details=True), "now")
+    assert "## Steps of multi-step trials" in text and "| ms-broken-step | broken | 1 |" in text

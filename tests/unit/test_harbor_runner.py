@@ -100,6 +100,50 @@ def test_cli_spelling_of_older_releases():
     assert hrun.parse_cli_spelling("Usage: something else") is None
 
 
+@pytest.mark.parametrize("version", ["0.25.0", "0.26.0"])
+def test_the_probe_of_a_real_harbor_is_read_and_its_release_supported(version):
+    # Recorded from the runtime image: docker run ... sh -c HARBOR_PROBE_SHELL sh harbor HARBOR_PROBE.
+    with open(os.path.join(FIXTURES, "cli", "harbor-%s-probe.json" % version)) as handle:
+        facts = hrun.parse_harbor_probe("some warning on stdout\n" + handle.read())
+    assert facts["version"] == version and hrun.harbor_version_problem(version) is None
+    assert {"oracle", "nop", "mini-swe-agent", "qwen-coder", "aider", "openhands"} <= set(facts["agents"])
+    assert hrun.SUPPORTED_HARBOR_VERSIONS[version] == "job"
+
+
+@pytest.mark.parametrize("output", ["", "0.26.0", '{"version": "0.26.0"}', "Traceback (most recent call last):"])
+def test_output_that_is_not_a_probe_is_not_read(output):
+    assert hrun.parse_harbor_probe(output) is None
+
+
+def test_an_unsupported_release_is_refused_naming_the_supported_ones():
+    assert hrun.harbor_version_problem("0.27.0") == (
+        "Harbor 0.27.0 is not supported by this collection (supported: 0.25.0, 0.26.0); build the runtime image with "
+        "runtime_image_harbor_version set to one of them")
+    assert "0.1.5 is not supported" in hrun.harbor_version_problem("0.1.5")
+
+
+class LocalRuntime(hrun.Runtime):
+    """The probe run on this machine (no container): what harbor_job does with a Harbor on the target."""
+
+    def __init__(self):
+        super().__init__(module=None)
+
+    def run(self, argv, check=True, env=None):
+        done = subprocess.run(argv, capture_output=True, text=True, check=False)
+        return done.returncode, done.stdout, done.stderr
+
+
+def test_the_probe_refuses_what_is_not_harbors_console_script(tmp_path):
+    script = tmp_path / "harbor"
+    script.write_text("#!/bin/sh\necho 0.26.0\n")
+    script.chmod(0o755)
+    with pytest.raises(hrun.HarborJobError, match="cannot tell which Harbor release .*harbor is \\(rc=126\\): .* is not a "
+                                                  "Python console script \\(first line: #!/bin/sh\\); set harbor_version"):
+        hrun.probe_harbor(LocalRuntime(), str(script))
+    with pytest.raises(hrun.HarborJobError, match="harbor_executable /nonexistent/harbor not found on the target"):
+        hrun.probe_harbor(LocalRuntime(), "/nonexistent/harbor")
+
+
 def test_start_and_resume_commands():
     argv = hrun.start_command("harbor", "job", "/m.yaml", "n1", "/opt/swebench/jobs", concurrency=4,
                               env_file="/opt/swebench/jobs/.harbor_job/n1/env", extra_args=["-r", 2])

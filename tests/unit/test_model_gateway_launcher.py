@@ -6,7 +6,11 @@ rules: the config holds no secret, the key file is read as the runtime container
 
 import importlib.machinery
 import importlib.util
+import io
 import json
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -89,4 +93,64 @@ def test_wait_gives_up_when_no_gateway_starts(gateway, monkeypatch):
     monkeypatch.setattr(gateway.time, "sleep", lambda seconds: None)
     with pytest.raises(SystemExit) as exc:
         gateway.main(["wait", "--timeout", "120", "--log", "/x/model-gateway.log"])
-    assert str(exc.value) == "the model gateway is not running; see /x/model-gateway.log"
+    assert str(exc.value) == ("the model gateway is not running; the end of its log /x/model-gateway.log: "
+                              "(no log at /x/model-gateway.log)")
+
+
+def start_args(tmp_path, night="night-2"):
+    return ["start", "--night", night, "--listen", "127.0.0.1", "--upstream", "http://127.0.0.1:1/v1",
+            "--key-file", str(tmp_path / "api_key.env"), "--log", str(tmp_path / "gateway.log"), "--stop-timeout", "10"]
+
+
+def run_start(gateway, monkeypatch, tmp_path, token="t" * 48, night="night-2"):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(token + "\n"))
+    gateway.main(start_args(tmp_path, night))
+
+
+@pytest.fixture
+def running(gateway, tmp_path):
+    """A gateway of night-1 as the state directory records it (a live process standing in for the proxy)."""
+    process = subprocess.Popen(["sleep", "60"])
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "pid").write_text("%d\n" % process.pid)
+    (state / "gateway.json").write_text(json.dumps({"night": "night-1", "instance": "abc", "started": time.time()}))
+    yield process
+    process.kill()
+    process.wait()
+
+
+def test_start_names_the_keys_the_key_file_has_when_the_key_name_is_not_there(gateway, monkeypatch, tmp_path):
+    (tmp_path / "api_key.env").write_text("# Managed by Ansible\nANTHROPIC_API_KEY='sk-x'\n")
+    with pytest.raises(SystemExit) as exc:
+        run_start(gateway, monkeypatch, tmp_path)
+    assert str(exc.value) == "no OPENAI_API_KEY in %s (its keys: ANTHROPIC_API_KEY)" % (tmp_path / "api_key.env")
+    assert not (tmp_path / "state" / "pid").exists()
+
+
+def test_start_refuses_while_another_nights_gateway_is_in_use(gateway, monkeypatch, tmp_path, running, capsys):
+    (tmp_path / "api_key.env").write_text("OPENAI_API_KEY='sk-x'\n")
+    with pytest.raises(SystemExit) as exc:
+        run_start(gateway, monkeypatch, tmp_path)
+    assert str(exc.value).startswith("the model gateway of night night-1 (pid %d, started 0 s ago) is in use by a Harbor "
+                                     "job in this container" % running.pid)
+    assert running.poll() is None  # left alone, with its token
+    # The night that was refused stops nothing at its end: its stop names no gateway of its own.
+    gateway.main(["stop", "--instance", "another"])
+    assert capsys.readouterr().out.strip() == "not running (the gateway of night night-1 runs: left alone)"
+    assert running.poll() is None
+
+
+def test_start_replaces_an_unused_gateway_and_reports_why_its_own_did_not_start(gateway, monkeypatch, tmp_path, running):
+    # Started long ago and no Harbor job runs here (this test's machine has none): a leftover, stopped. The new gateway
+    # cannot start here (no LiteLLM in the test's Python): the reason comes from its log, not "unknown error".
+    (tmp_path / "state" / "gateway.json").write_text(json.dumps({"night": "night-1", "instance": "abc", "started": 0}))
+    (tmp_path / "api_key.env").write_text("OPENAI_API_KEY='sk-x'\n")
+    # Harbor jobs of other tests may run on this machine (its /proc shows every container's processes).
+    monkeypatch.setattr(gateway, "harbor_jobs_running", lambda: False)
+    with pytest.raises(SystemExit) as exc:
+        run_start(gateway, monkeypatch, tmp_path)
+    running.wait(timeout=10)
+    assert str(exc.value).startswith("the model gateway exited at its start (rc=1): ")
+    assert "ModuleNotFoundError: No module named 'litellm'" in str(exc.value)
+    assert "t" * 48 not in (tmp_path / "gateway.log").read_text()

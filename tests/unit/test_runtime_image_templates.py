@@ -27,7 +27,7 @@ PLAYBOOK = """
 
 
 def case_vars(tmp_path, name, **overrides):
-    ref = "aisbench/agent-runtime:%s" % overrides.get("runtime_image_tag", "0.25.0")
+    ref = "aisbench/agent-runtime:%s" % overrides.get("runtime_image_tag", "0.26.0")
     variables = {
         "ansible_python_interpreter": sys.executable,
         "runtime_image_build_dir": str(tmp_path / name / "build"),
@@ -89,13 +89,13 @@ def test_default_dockerfile(rendered):
     assert (system, python, final) == ("FROM debian:13-slim AS system", "FROM system AS python", "FROM system")
     assert "docker.io docker-cli docker-compose" in text and "--no-install-recommends" in text
     assert "qemu-user-static" not in text
-    assert " && /opt/harbor/bin/pip install --no-cache-dir --disable-pip-version-check harbor==0.25.0" in python_lines
-    assert 'LABEL org.aisbench.build-stage="aisbench/agent-runtime:0.25.0"' in python_lines
+    assert " && /opt/harbor/bin/pip install --no-cache-dir --disable-pip-version-check harbor==0.26.0" in python_lines
+    assert 'LABEL org.aisbench.build-stage="aisbench/agent-runtime:0.26.0"' in python_lines
     assert "COPY --from=python /opt/harbor /opt/harbor" in final_lines
     assert "RUN ln -sf /opt/harbor/bin/harbor /usr/local/bin/harbor \\" in final_lines
     assert ("RUN mkdir -p /opt/swebench/jobs /opt/swebench/tasks /opt/swebench/config /opt/swebench/logs "
             "/opt/swebench/agent-patches /opt/swebench/run" in final_lines)
-    assert 'LABEL org.aisbench.runtime.harbor-version="0.25.0"' in final_lines
+    assert 'LABEL org.aisbench.runtime.harbor-version="0.26.0"' in final_lines
     assert 'ENTRYPOINT ["/usr/bin/tini", "-g", "--", "/usr/local/bin/aisbench-entrypoint"]' in final_lines
     assert 'CMD ["sleep", "infinity"]' in final_lines
     assert any(line.startswith("HEALTHCHECK ") and "aisbench-healthcheck" in line for line in final_lines)
@@ -109,7 +109,8 @@ def test_certificates_wheels_an_index_with_credentials_and_arm64(rendered):
     (system, system_lines), (_python, python_lines), (_final, final_lines) = stages(text)
     assert system == "FROM local/debian:13-minbase AS system"
     assert "COPY ca-certificates/ /usr/local/share/ca-certificates/aisbench/" in system_lines
-    assert any("qemu-user-static" in line for line in system_lines)
+    # An arm64 runtime image needs no qemu: its host registers the handlers (qemu_binfmt), trials run on its engine.
+    assert not any("qemu-user-static" in line for line in system_lines)
     # pip.conf and the wheels are in the python stage only (the role removes it after the build), never in the image.
     assert "COPY pip.conf /etc/pip.conf" in python_lines and "COPY wheels/ /tmp/aisbench-wheels/" in python_lines
     assert " && /opt/harbor/bin/pip install --no-cache-dir --disable-pip-version-check " \

@@ -14,7 +14,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "model_endpoint"))
 import scripted_openai  # noqa: E402
 
 KEY = "sk-endpoint-test-7f3a"
-SCRIPT = {"tasks": [{"match": "Write the word hello", "steps": ["echo hello > /testbed/answer.txt"]}]}
+SCRIPT = {"tasks": [{"match": "Write the word hello", "steps": ["echo hello > /testbed/answer.txt"],
+                     "files": {"answer.txt": "hello\n"}}]}
 BASH_TOOL = [{"type": "function", "function": {"name": "bash", "parameters": {
     "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}}]
 
@@ -74,6 +75,31 @@ def test_steps_come_as_bash_blocks_without_tools_then_the_agents_submission_then
     assert "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in submit["choices"][0]["message"]["content"]
     done = json.loads(post(url, {"messages": conversation("step 1", "submit", system=marker)})[1])
     assert done["choices"][0]["message"]["content"] == scripted_openai.FINISH_TEXT
+
+
+def test_the_finish_tool_ends_a_conversation_that_offers_it(endpoint):
+    url, _log = endpoint
+    tools = BASH_TOOL + [{"type": "function", "function": {"name": "finish", "parameters": {
+        "type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}}}]
+    answer = json.loads(post(url, {"messages": conversation("step 1"), "tools": tools})[1])["choices"][0]
+    call = answer["message"]["tool_calls"][0]
+    assert (call["function"]["name"], json.loads(call["function"]["arguments"])) == ("finish", {"message": "The task is done."})
+    assert answer["finish_reason"] == "tool_calls"
+
+
+def test_an_agent_asking_for_file_listings_gets_the_solution_files_then_text(endpoint):
+    url, log = endpoint
+    system = "To suggest changes to a file you MUST return a *file listing* that contains the entire content of the file."
+    first = json.loads(post(url, {"messages": conversation(system=system)})[1])["choices"][0]["message"]
+    assert first == {"role": "assistant", "content": "answer.txt\n```\nhello\n```"}
+    # aider's prompt carries example turns of its own: the files answer the task's message wherever it comes.
+    examples = conversation("an example answer", "another", system=system) + [
+        {"role": "user", "content": "Write the word hello into a file"}]
+    again = json.loads(post(url, {"messages": examples})[1])["choices"][0]["message"]
+    assert again["content"] == first["content"]
+    done = json.loads(post(url, {"messages": conversation("answer.txt ...", system=system)})[1])["choices"][0]["message"]
+    assert done["content"] == scripted_openai.FINISH_TEXT
+    assert [json.loads(line)["kind"] for line in log.read_text().splitlines()] == ["files", "files", "text"]
 
 
 def test_streaming_answers_are_server_sent_events_with_usage(endpoint):
