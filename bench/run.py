@@ -234,7 +234,7 @@ def connection_vars(connection, key):
     return {"ansible_connection": "community.docker.docker", "ansible_become_method": "ansible.builtin.sudo"}
 
 
-def write_inventory(path, names, debs, runtime_tar, runtime_tag="0.25.0", connection="docker", key=None):
+def write_inventory(path, names, debs, runtime_tar, runtime_tag="0.26.0", connection="docker", key=None):
     addresses = target_addresses(names) if connection == "ssh" else {}
     inventory = {"all": {"children": {"aisbench": {
         "hosts": {name: ({"ansible_host": addresses[name]} if name in addresses else None) for name in names},
@@ -949,7 +949,7 @@ def parse_args(argv=None):
                         help="prefix of the target containers' names (default: %s); the bench removes its own" % PREFIX)
     parser.add_argument("--debs-cache", default="/var/tmp/aisbench-bench-debs")
     parser.add_argument("--runtime-image-tar", default="/var/tmp/aisbench-images/agent-runtime.tar")
-    parser.add_argument("--runtime-image-tag", default="0.25.0", help="tag of the image in --runtime-image-tar")
+    parser.add_argument("--runtime-image-tag", default="0.26.0", help="tag of the image in --runtime-image-tar")
     args = parser.parse_args(argv)
     args.hosts = sorted({int(size) for size in args.hosts.split(",") if size.strip()})
     args.connections = [name.strip() for name in args.connections.split(",") if name.strip()]

@@ -1,6 +1,6 @@
 """`make bench`, part "shard": one matrix through playbooks/nightly.yml in shard mode on 1, 2 and 3 targets.
 
-Each target is a runtime container (`aisbench-bench-shard-N`, host-socket mode, aisbench/agent-runtime:0.25.0) with
+Each target is a runtime container (`aisbench-bench-shard-N`, host-socket mode, aisbench/agent-runtime:$AISBENCH_RUNTIME_IMAGE_TAG, which make exports) with
 its own root under the work directory, reached as its own inventory host (connection local): the nightly playbook
 lists the matrix on every target, plans the night, runs each target's part as its own Harbor job and merges them in
 the fleet report. The matrix is tests/fixtures/harbor/matrices/shard.yaml (pass, fail and errored tasks, oracle and
@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(ROOT, "plugins", "module_utils"))
 from runtime_contract import build_contract  # noqa: E402  pylint: disable=wrong-import-position
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "harbor")
 RECORDED_ROOT = "/tmp/harbor-modules-fixtures"
-IMAGE = "aisbench/agent-runtime:0.25.0"
+IMAGE = "aisbench/agent-runtime:%s" % os.environ.get("AISBENCH_RUNTIME_IMAGE_TAG", "0.26.0")
 PREFIX = "aisbench-bench-shard-"
 TASK_BASE = re.compile(r"^FROM harbor-modules/task-base:bookworm$", re.M)
 
