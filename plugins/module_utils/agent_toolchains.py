@@ -265,9 +265,8 @@ def pull_failures(results):
         if result.get("skipped"):
             continue
         if not image:
-            failures.append({"image": entry.get("image"), "log": [],
-                             "error": "cannot pull %s from the site registry: %s" % (entry.get("remote"),
-                                                                                  result.get("msg", "failed"))})
+            error = "cannot pull %s from the site registry: %s" % (entry.get("remote"), result.get("msg", "failed"))
+            failures.append({"image": entry.get("image"), "log": [], "error": error})
             continue
         found = ((image.get("Config") or {}).get("Labels") or {}).get(LABEL_HASH)
         if found != entry.get("hash"):

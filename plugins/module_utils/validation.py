@@ -127,4 +127,3 @@ def registry_host_problem(value):
     if isinstance(value, str) and ("/" in value or "://" in value):
         return "is not host[:port] (no scheme, no path)"
     return registry_problem(value)
-

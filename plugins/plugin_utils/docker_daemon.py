@@ -445,4 +445,3 @@ def registry_ca_files(cas, contents=None, certs_dir="/etc/docker/certs.d", curre
                                     and held.get("checksum") == hashlib.sha1(contents[index].encode("utf-8")).hexdigest())
         files.append(entry)
     return sorted(files, key=lambda entry: entry["registry"])
-

@@ -10,8 +10,6 @@ AISBENCH_ARM64_DISK_SIZE=${AISBENCH_ARM64_DISK_SIZE:-40G}
 # The host directory the VM sees read-only at the same path (9p): image tars, as an NFS share would hold them.
 AISBENCH_ARM64_SHARE=${AISBENCH_ARM64_SHARE:-$AISBENCH_ARM64_DIR/share}
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-# The Harbor of the arm64 runtime image (images.sh): its cross-build costs about an hour per version here.
-AISBENCH_ARM64_HARBOR_VERSION=${AISBENCH_ARM64_HARBOR_VERSION:-0.25.0}
 # Serialises everything that touches this host's binfmt_misc (host-global; the qemu_binfmt scenario takes it too
 # when it runs beside this).
 AISBENCH_BINFMT_LOCK=${AISBENCH_BINFMT_LOCK:-/tmp/aisbench-host-binfmt.lock}

@@ -21,6 +21,7 @@ def main():
     parser.add_argument("--site-recap", default="")
     parser.add_argument("--rerun-recap", default="")
     parser.add_argument("--cache-state", default="")
+    parser.add_argument("--images-note", default="", help="set when the run kept the share's images (not rebuilt)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
 
@@ -34,6 +35,7 @@ def main():
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": "%s, %d cores (controller and emulator)" % (platform.machine(), os.cpu_count()),
         "cache": args.cache_state,
+        "images": args.images_note or "built or current (images.sh)",
         "phases": dict(phases),
         "total_seconds": sum(seconds for _name, seconds in phases),
         "site_recap": args.site_recap,
@@ -48,6 +50,8 @@ def main():
     lines = [
         "commit %s, %s, %s%s" % (result["commit"], result["date"], result["machine"],
                                  ", cache: " + result["cache"] if result["cache"] else ""),
+        "",
+        "runtime image: %s" % result["images"],
         "",
         "| phase | seconds |",
         "|---|---:|",

@@ -55,7 +55,7 @@ site_rerun() {
 write_result() {
   "$repo/.venv/bin/python" "$here/result.py" --phases "$phases" --night "$night" --reports "$reports" \
     --site-recap "$(recap site 2>/dev/null || true)" --rerun-recap "$(recap site-rerun 2>/dev/null || true)" \
-    --out "$AISBENCH_ARM64_DIR/result" --cache-state "${AISBENCH_ARM64_CACHE_STATE:-}"
+    --out "$AISBENCH_ARM64_DIR/result" --cache-state "${AISBENCH_ARM64_CACHE_STATE:-}" --images-note "$images_note"
 }
 
 # Cold: neither the disk nor the runtime image tar was there (both are rebuilt only when their inputs change).
@@ -66,7 +66,15 @@ else
 fi
 [ -n "${KEEP:-}" ] || trap 'bash "$here/vm.sh" down' EXIT
 phase disk bash "$here/build-disk.sh" >/dev/null
-phase images bash "$here/images.sh" "$AISBENCH_ARM64_RUNTIME_TAG"
+# AISBENCH_ARM64_KEEP_IMAGES=1 takes the share's runtime image tar as it is, even when the role would build another
+# (after a change to the image's inputs the cross-build takes hours here); the result says so, with the tar's date.
+if [ -n "${AISBENCH_ARM64_KEEP_IMAGES:-}" ] && [ -s "$AISBENCH_ARM64_SHARE/agent-runtime-arm64.tar" ]; then
+  images_note="kept: the share's agent-runtime-arm64.tar of $(date -u -r "$AISBENCH_ARM64_SHARE/agent-runtime-arm64.tar" '+%Y-%m-%d %H:%M UTC')"
+  arm64_log "images: $images_note (AISBENCH_ARM64_KEEP_IMAGES)"
+else
+  images_note=""
+  phase images bash "$here/images.sh" "$AISBENCH_ARM64_RUNTIME_TAG"
+fi
 phase boot bash "$here/vm.sh" up
 bash "$here/vm.sh" inventory "$inventory/hosts.yml"
 # The site's group_vars: the shipped example for arm64 hosts, as a site copies it, and the test's own.

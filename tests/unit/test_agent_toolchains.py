@@ -186,8 +186,8 @@ def test_a_misspelled_agent_is_unknown_and_a_harbor_agent_is_unbaked(version):
                            "Harbor would install it from the Internet in every trial")
     assert problems[2].startswith("unknown agent cowsay: neither baked")
     # An agent of the site's own recipe is baked, so it is known though Harbor has no agent of that name.
-    say_hello = plan(["say-hello"], recipes={"say-hello": {"import_path": "my_agents:SayHello", "python_packages": ["cowsay"],
-                                                             "check": ["bin/cowsay"]}}, versions={"say-hello": "6.1"})[0]
+    recipe = {"import_path": "my_agents:SayHello", "python_packages": ["cowsay"], "check": ["bin/cowsay"]}
+    say_hello = plan(["say-hello"], recipes={"say-hello": recipe}, versions={"say-hello": "6.1"})[0]
     _m, _o, problems, used = tc.use_baked_toolchains({"agents": [{"name": "say-hello"}]}, engine(say_hello), "/o.json",
                                                      harbor_agents(version))
     assert problems == [] and used[0]["agent"] == "say-hello"

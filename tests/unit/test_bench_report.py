@@ -188,8 +188,9 @@ def test_harbor_benchmark_cross_checks_every_summary(harbor_summary, tmp_path):
 
 
 def test_the_toolchains_part_renders_pulled_against_baked(bench):
-    run = lambda seconds, baked: {"seconds": seconds, "baked_images_seconds": baked, "slowest_tasks": [],  # noqa: E731
-                                  "load_before": None, "load_after": None, "command": "ansible-playbook x"}
+    def run(seconds, baked):
+        return {"seconds": seconds, "baked_images_seconds": baked, "slowest_tasks": [],
+                "load_before": None, "load_after": None, "command": "ansible-playbook x"}
     section = {"agent": "mini-swe-agent", "pull_vs_bake": 0.62,
                "runs": {"build": run(240.0, 200.0), "pull": run(200.0, 30.0), "bake": run(320.0, 150.0)},
                "measured_at": "2026-12-05T05:00:00Z", "command": "python bench/run.py"}

@@ -55,8 +55,8 @@ def test_every_name_resolves_to_the_sink_and_is_logged(sink):
     assert (ident, flags & 0x8000, answers) == (0x1234, 0x8000, 1)
     assert socket.inet_ntoa(reply[-4:]) == "10.9.8.7"
     assert struct.unpack("!H", empty[6:8])[0] == 0  # AAAA: no record, so clients fall back to the A record
-    assert [(r["kind"], r["name"], r["type"]) for r in records(log)] == [("dns", "pypi.org", "A"),
-                                                                        ("dns", "us.i.posthog.com", "AAAA")]
+    expected = [("dns", "pypi.org", "A"), ("dns", "us.i.posthog.com", "AAAA")]
+    assert [(r["kind"], r["name"], r["type"]) for r in records(log)] == expected
 
 
 def test_http_requests_and_tls_hellos_are_logged_by_host(sink):

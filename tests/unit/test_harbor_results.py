@@ -645,7 +645,10 @@ def raw_step_seconds(step, phase):
     start, end = (timing.get("started_at"), timing.get("finished_at"))
     if not start or not end:
         return None
-    parse = lambda text: datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))  # noqa: E731
+
+    def parse(text):
+        return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
     return (parse(end) - parse(start)).total_seconds()
 
 
@@ -675,8 +678,8 @@ def test_multi_step_trials_are_timed_and_their_step_exceptions_counted_as_harbor
     for ev in job["evals"]:
         key = (ev["agent"], ev["model"], ev["benchmark"])
         for step in ev["steps"]:
-            got[(key, step["task"], step["step"])] = [step["n_trials"], step["durations"]["agent_execution"]["total_sec"],
-                                                       step["n_errored"]]
+            agent_seconds = step["durations"]["agent_execution"]["total_sec"]
+            got[(key, step["task"], step["step"])] = [step["n_trials"], agent_seconds, step["n_errored"]]
         # The eval's agent time is the sum of its trials' steps.
         assert ev["durations"]["agent_execution"]["total_sec"] == pytest.approx(
             sum(step["durations"]["agent_execution"]["total_sec"] for step in ev["steps"]), abs=1e-2)

@@ -62,7 +62,10 @@ def pki(tmp_path_factory):
     (directory / "server.pem").write_bytes(
         cert.public_bytes(serialization.Encoding.PEM)
         + key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-    pem = lambda certificate: certificate.public_bytes(serialization.Encoding.PEM).decode()  # noqa: E731
+
+    def pem(certificate):
+        return certificate.public_bytes(serialization.Encoding.PEM).decode()
+
     return {"server": str(directory / "server.pem"), "ca": pem(ca_cert), "other": pem(other_cert)}
 
 
