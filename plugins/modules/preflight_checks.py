@@ -22,6 +22,8 @@ description:
   - The action plugin of the same name checks the options before the round trip, reads the controller's clock
     before and after it for the C(clock) check, and fails the task when a required check failed.
 author: aisbench maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - aisbench.agent_runtime.registry_logins
 options:
   checks:
     description: Checks to run; the others are reported as C(SKIP).
@@ -281,8 +283,11 @@ def _run_check(module, name):
         return pf.check_docker(params["docker_expected"], pf.probe_docker(params["docker_host"], params["docker_timeout"]))
     if name in ("registry_mirrors", "registry_logins"):
         cas = params["registry_ca_certificates"]
-        probe = (lambda url, **login: registry.probe(url, params["registry_timeout"], cas.get(registry.certs_dir_name(url)),
-                                                     validate_certs=params["registry_validate_certs"], **login))
+
+        def probe(url, **login):
+            return registry.probe(url, params["registry_timeout"], cas.get(registry.certs_dir_name(url)),
+                                  validate_certs=params["registry_validate_certs"], **login)
+
         if name == "registry_mirrors":
             return pf.check_registry_mirrors([probe(url) for url in params["registry_mirrors"]], params["input_names"])
         return pf.check_registry_logins([probe(login["registry"], username=login["username"], password=login["password"])

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Test harness for the registry scenario (standard library only): an htpasswd line, and images pushed from
 ``docker save`` archives into a registry over its v2 API.
 
