@@ -42,6 +42,9 @@ FINISH_TEXT = "The task is done."
 FINISH_TOOL = "finish"
 # What aider's whole-file edit format asks the model for (aider/coders/wholefile_prompts.py).
 FILE_LISTING_MARKER = "*file listing*"
+# aider's commit-message request (aider/prompts.py, its weak model): its diff quotes the task, but it is no step of it.
+COMMIT_MESSAGE_MARKER = "Git commit messages"
+COMMIT_MESSAGE = "Solve the task"
 
 
 def message_text(message):
@@ -79,6 +82,10 @@ def shell_tool(tools):
 def asks_for_file_listings(messages, tools):
     return not tools and any(FILE_LISTING_MARKER in message_text(message) for message in messages
                              if message.get("role") == "system")
+
+
+def asks_for_commit_message(messages):
+    return any(COMMIT_MESSAGE_MARKER in message_text(message) for message in messages if message.get("role") == "system")
 
 
 def file_listings(files):
@@ -130,8 +137,11 @@ class Endpoint:
 
     def answer(self, request):
         messages = request.get("messages") or []
-        task = find_task(self.script, messages)
-        kind, text = next_step(task, messages, request.get("tools"))
+        if asks_for_commit_message(messages):
+            task, kind, text = None, "commit-message", COMMIT_MESSAGE
+        else:
+            task = find_task(self.script, messages)
+            kind, text = next_step(task, messages, request.get("tools"))
         step_number = 1 + sum(1 for message in messages if message.get("role") == "assistant")
         message = completion_message(kind, text, request.get("tools"), step_number)
         prompt_tokens = count_tokens(json.dumps(messages, sort_keys=True) + json.dumps(request.get("tools") or []))

@@ -102,6 +102,17 @@ def test_an_agent_asking_for_file_listings_gets_the_solution_files_then_text(end
     assert [json.loads(line)["kind"] for line in log.read_text().splitlines()] == ["files", "files", "text"]
 
 
+def test_a_commit_message_request_quoting_the_task_is_no_step_of_it(endpoint):
+    url, log = endpoint
+    system = "You are an expert software engineer that generates concise, one-line Git commit messages based on the diffs."
+    messages = [{"role": "system", "content": system},
+                {"role": "user", "content": "# Diffs:\n+Write the word hello into a file\n+hello"}]
+    answer = json.loads(post(url, {"messages": messages})[1])["choices"][0]["message"]
+    assert answer == {"role": "assistant", "content": scripted_openai.COMMIT_MESSAGE}
+    record = json.loads(log.read_text())
+    assert (record["task"], record["kind"]) == (None, "commit-message")
+
+
 def test_streaming_answers_are_server_sent_events_with_usage(endpoint):
     url, log = endpoint
     content_type, body = post(url, {"messages": conversation(), "tools": BASH_TOOL, "stream": True,
