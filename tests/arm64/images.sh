@@ -42,7 +42,7 @@ start=$(date +%s)
 # both layers (docs/arm64.md).
 "$repo/.venv/bin/ansible-playbook" "$repo/tests/images/runtime-image.yml" \
   -e runtime_image_architecture=arm64 -e runtime_image_base="$base" -e runtime_image_tag="$tag" \
-  -e runtime_image_harbor_version="$AISBENCH_ARM64_HARBOR_VERSION" \
+  -e runtime_image_harbor_version="${AISBENCH_ARM64_HARBOR_VERSION:?set by make (ARM64_HARBOR_VERSION)}" \
   -e runtime_image_build_dir="$AISBENCH_ARM64_DIR/runtime-image" -e runtime_image_build_timeout=7200 \
   -e runtime_image_export_path="$AISBENCH_ARM64_SHARE/agent-runtime-arm64.tar"
 arm64_log "runtime image $tag for arm64 current in $(( $(date +%s) - start )) s"
