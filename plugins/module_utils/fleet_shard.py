@@ -59,12 +59,37 @@ def escape_task_name(name):
     return GLOB_SPECIAL.sub(r"[\1]", name)
 
 
-def listing_digest(listing):
-    """Fingerprint of a matrix and its task lists: hosts must agree on it, and a night's plan keeps it."""
+def listing_body(listing):
+    """What hosts must agree on: the matrix, its agents, attempts and task lists."""
     body = {key: listing[key] for key in ("matrix", "agents", "n_attempts")}
     # Where a host keeps the tasks (host_path) may differ between hosts; what Harbor sees may not.
     body["datasets"] = [dict((k, v) for k, v in dataset.items() if k != "host_path") for dataset in listing["datasets"]]
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
+    return body
+
+
+def listing_digest(listing):
+    """Fingerprint of a matrix and its task lists: hosts must agree on it, and a night's plan keeps it."""
+    return hashlib.sha256(json.dumps(listing_body(listing), sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def listing_differences(listing, other, limit=3):
+    """The first keys (dotted paths) where two listings differ, for a message."""
+    found = []
+
+    def walk(left, right, path):
+        if len(found) >= limit or left == right:
+            return
+        if isinstance(left, dict) and isinstance(right, dict):
+            for key in sorted(set(left) | set(right), key=str):
+                walk(left.get(key), right.get(key), "%s.%s" % (path, key) if path else str(key))
+        elif isinstance(left, list) and isinstance(right, list) and len(left) == len(right):
+            for index, (one, two) in enumerate(zip(left, right)):
+                walk(one, two, "%s[%d]" % (path, index))
+        else:
+            found.append(path or "the listing")
+
+    walk(listing_body(listing), listing_body(other), "")
+    return found
 
 
 def validate_listing(listing, where):
@@ -106,9 +131,10 @@ def choose_listing(listings):
         if digest == best[0]:
             continue
         for host in hosts:
-            problems[host] = ("its matrix or task list differs from that of %s (%d vs %d tasks): one night runs one "
-                              "matrix; sync the tasks and the matrix" % (
-                                  ", ".join(best[1]), count_tasks(listings[host]), count_tasks(listing)))
+            problems[host] = ("its matrix or task list differs from that of %s (%d vs %d tasks; differs in %s): one "
+                              "night runs one matrix; sync the tasks and the matrix" % (
+                                  ", ".join(best[1]), count_tasks(listings[host]), count_tasks(listing),
+                                  ", ".join(listing_differences(listings[host], listing))))
     return listing, problems
 
 

@@ -343,6 +343,8 @@ def test_a_host_with_other_tasks_gets_no_part_and_a_changed_matrix_is_refused(tm
             "listings": {"host-a": listing, "host-b": listing, "host-c": other}}
     result = run_plan(args)
     assert "its matrix or task list differs" in result["host_problems"]["host-c"]
+    # The message names where (the first differing keys).
+    assert "differs in datasets[0].tasks" in result["host_problems"]["host-c"]
     assert result["jobs"]["host-c"] == []
     with pytest.raises(fs.ShardError, match="was planned for another matrix or task list"):
         run_plan(dict(args, listings={"host-a": other}))
