@@ -59,9 +59,15 @@ def escape_task_name(name):
     return GLOB_SPECIAL.sub(r"[\1]", name)
 
 
+# Keys of a job config that are no input of the run: Harbor's own JobConfig equality leaves them out, and a config
+# Harbor printed (harbor_matrix_units on a target without PyYAML) has job_name set to the second it was read.
+NON_RUN_CONFIG_KEYS = ("job_name", "debug")
+
+
 def listing_body(listing):
-    """What hosts must agree on: the matrix, its agents, attempts and task lists."""
+    """What hosts must agree on: the matrix (without NON_RUN_CONFIG_KEYS), its agents, attempts and task lists."""
     body = {key: listing[key] for key in ("matrix", "agents", "n_attempts")}
+    body["matrix"] = dict((k, v) for k, v in listing["matrix"].items() if k not in NON_RUN_CONFIG_KEYS)
     # Where a host keeps the tasks (host_path) may differ between hosts; what Harbor sees may not.
     body["datasets"] = [dict((k, v) for k, v in dataset.items() if k != "host_path") for dataset in listing["datasets"]]
     return body

@@ -335,6 +335,19 @@ def test_bad_plan_input_is_refused_and_writes_nothing(tmp_path, change, message)
     assert os.listdir(str(tmp_path)) == []
 
 
+def test_hosts_agree_on_a_matrix_harbor_printed_at_another_second(tmp_path):
+    # Harbor's --print-config fills job_name with the time it ran (JobConfig's default); its equality ignores it.
+    listing = RECORDER.listing(FIXTURES)
+    first, second = (json.loads(json.dumps(listing)) for _ in range(2))
+    first["matrix"]["job_name"], second["matrix"]["job_name"] = "2026-12-05__07-55-12", "2026-12-05__07-55-13"
+    second["matrix"]["debug"] = True
+    result = run_plan({"report_dir": str(tmp_path), "night": NIGHT, "job_base": "shard",
+                       "listings": {"host-a": first, "host-b": second}})
+    assert result["host_problems"] == {} and result["jobs"]["host-b"]
+    second["matrix"]["n_concurrent_trials"] = 7
+    assert fs.listing_differences(second, first) == ["matrix.n_concurrent_trials"]
+
+
 def test_a_host_with_other_tasks_gets_no_part_and_a_changed_matrix_is_refused(tmp_path):
     listing = RECORDER.listing(FIXTURES)
     other = json.loads(json.dumps(listing))
