@@ -18,7 +18,8 @@ arm64_log() { echo "arm64: $*" >&2; }
 
 # Register a foreign aarch64 handler on this x86_64 host for as long as a build needs it (mmdebstrap and docker
 # build run arm64 programs through it). Never the host's own arch: this refuses on anything but x86_64. A handler
-# that already runs aarch64 binaries is used as it is. Prints the name of the handler it registered ("" if none).
+# that already runs aarch64 binaries is used as it is (and removed afterwards if it has our name: a killed build left it).
+# Prints the name of the handler to release ("" if none).
 AISBENCH_BUILD_HANDLER=aisbench-arm64-build
 arm64_binfmt_acquire() {
   [ "$(uname -m)" = x86_64 ] || { arm64_log "refusing to register an aarch64 handler on a $(uname -m) host"; return 1; }
@@ -27,7 +28,8 @@ arm64_binfmt_acquire() {
   for entry in /proc/sys/fs/binfmt_misc/*; do
     case "$(basename "$entry")" in register | status) continue ;; esac
     if grep -q '^enabled' "$entry" && grep -q '^flags:.*F' "$entry" && grep -q "^magic 7f454c460201010000000000000000000200b700" "$entry"; then
-      echo ""
+      # Our own name: left by a build that was killed before its release; this build owns it now.
+      [ "$(basename "$entry")" = "$AISBENCH_BUILD_HANDLER" ] && echo "$AISBENCH_BUILD_HANDLER" || echo ""
       return 0
     fi
   done
