@@ -338,7 +338,7 @@ def test_bad_plan_input_is_refused_and_writes_nothing(tmp_path, change, message)
 def test_hosts_agree_on_a_matrix_harbor_printed_at_another_second(tmp_path):
     # Harbor's --print-config fills job_name with the time it ran (JobConfig's default); its equality ignores it.
     listing = RECORDER.listing(FIXTURES)
-    first, second = (json.loads(json.dumps(listing)) for _ in range(2))
+    first, second = (json.loads(json.dumps(listing)) for _copy in range(2))
     first["matrix"]["job_name"], second["matrix"]["job_name"] = "2026-12-05__07-55-12", "2026-12-05__07-55-13"
     second["matrix"]["debug"] = True
     result = run_plan({"report_dir": str(tmp_path), "night": NIGHT, "job_base": "shard",
