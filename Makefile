@@ -103,13 +103,15 @@ molecule: venv runtime-image-tar
 	  --command '$(BIN)/molecule test -s {}' $(SCENARIOS)
 
 # CI=true: a skipped test fails unless it is on the allow-list of tests/ci_skip_policy.py.
+# Each part's time also goes to $(TEST_TIMES), which .ci/run prints last.
+TEST_TIMES := $(CURDIR)/.cache/test-times.txt
 test: export CI := true
 test: setup
-	@start=$$(date +%s); $(MAKE) --no-print-directory lint; echo "=== lint: $$(( $$(date +%s) - start )) s"
-	@start=$$(date +%s); $(MAKE) --no-print-directory sanity; echo "=== sanity: $$(( $$(date +%s) - start )) s"
-	@start=$$(date +%s); $(MAKE) --no-print-directory unit; echo "=== unit: $$(( $$(date +%s) - start )) s"
-	@start=$$(date +%s); $(MAKE) --no-print-directory integration; echo "=== integration: $$(( $$(date +%s) - start )) s"
-	@start=$$(date +%s); $(MAKE) --no-print-directory molecule; echo "=== molecule: $$(( $$(date +%s) - start )) s"
+	@mkdir -p $(dir $(TEST_TIMES)); rm -f $(TEST_TIMES)
+	@for part in lint sanity unit integration molecule; do start=$$(date +%s); rc=0; \
+	  $(MAKE) --no-print-directory $$part || rc=$$?; \
+	  echo "=== $$part: $$(( $$(date +%s) - start )) s (exit $$rc)" | tee -a $(TEST_TIMES); \
+	  [ $$rc -eq 0 ] || exit $$rc; done
 
 # e2e with its dockerd-kill fault (molecule/e2e/side_effect.yml): out of make test while the runtime container does not
 # come back healthy within the role's wait after dockerd is killed (an open bug, found by that check).

@@ -66,6 +66,10 @@ def main(argv=None):
     words = shlex.split(args.command)
     results = run_lanes(args.scenarios, args.lanes, lambda scenario: [word.replace("{}", scenario) for word in words],
                         args.log_dir)
+    # A summary last: CI shows the tail of its output, so every scenario's time is there.
+    for scenario in args.scenarios:
+        passed, seconds = results[scenario]
+        print("=== summary %-18s %-6s %5d s" % (scenario, "passed" if passed else "FAILED", seconds))
     failed = [scenario for scenario in args.scenarios if not results[scenario][0]]
     if failed:
         print("=== failed scenarios: %s" % " ".join(failed))
