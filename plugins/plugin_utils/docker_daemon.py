@@ -47,7 +47,7 @@ SETTING_OF = {"registry-mirrors": "registry_mirrors", "insecure-registries": "in
               "storage-driver": "storage_driver", "exec-opts": "cgroup_driver", "data-root": "data_root",
               "log-driver": "log_driver", "log-opts.max-size": "log_max_size", "log-opts.max-file": "log_max_file",
               "default-address-pools": "default_address_pools", "runtimes": "runtimes",
-              "default-runtime": "default_runtime"}
+              "default-runtime": "default_runtime", "live-restore": "live_restore"}
 
 
 # The inner engine of the runtime container (dind): trial networks come from this pool unless the site gives its
@@ -373,6 +373,13 @@ def docker_daemon_config(settings, prefix="docker_engine"):
             _fail("default_runtime", default_runtime,
                   "is neither a built-in runtime nor a key of %s_runtimes" % prefix, prefix)
         config["default-runtime"] = default_runtime
+
+    live_restore = settings.get("live_restore")
+    if live_restore is not None:
+        if not isinstance(live_restore, bool):
+            _fail("live_restore", live_restore, "must be true or false", prefix)
+        if live_restore:
+            config["live-restore"] = True
 
     extra = settings.get("daemon_options") or {}
     if not isinstance(extra, dict):

@@ -3,24 +3,26 @@ import hashlib
 import os
 
 import pytest
+import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.aisbench.agent_runtime.plugins.filter.docker_daemon import docker_daemon_config, registry_ca_files
 
-ROLE_DEFAULTS = {
-    "registry_mirrors": [],
-    "insecure_registries": [],
-    "storage_driver": "",
-    "cgroup_driver": "",
-    "data_root": "",
-    "log_driver": "json-file",
-    "log_max_size": "100m",
-    "log_max_file": 3,
-    "default_address_pools": [],
-    "runtimes": {},
-    "default_runtime": "",
-    "daemon_options": {},
-}
+ROLE_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "roles", "docker_engine")
+# The settings vars/main.yml passes to the filter, with the role's own defaults.
+SETTINGS = ("registry_mirrors", "insecure_registries", "storage_driver", "cgroup_driver", "data_root", "log_driver",
+            "log_max_size", "log_max_file", "default_address_pools", "runtimes", "default_runtime", "live_restore",
+            "daemon_options")
+with open(os.path.join(ROLE_DIR, "defaults", "main.yml")) as defaults_file:
+    _DEFAULTS = yaml.safe_load(defaults_file)
+ROLE_DEFAULTS = {name: _DEFAULTS["docker_engine_" + name] for name in SETTINGS}
+
+
+def test_the_role_passes_every_setting_to_the_filter():
+    with open(os.path.join(ROLE_DIR, "vars", "main.yml")) as vars_file:
+        passed = vars_file.read()
+    for name in SETTINGS:
+        assert "'%s': docker_engine_%s" % (name, name) in passed
 
 
 def build(**overrides):
@@ -29,8 +31,18 @@ def build(**overrides):
     return docker_daemon_config(settings)
 
 
-def test_role_defaults_give_log_rotation_only():
-    assert build() == {"log-driver": "json-file", "log-opts": {"max-size": "100m", "max-file": "3"}}
+def test_role_defaults_give_log_rotation_and_live_restore():
+    assert build() == {"log-driver": "json-file", "log-opts": {"max-size": "100m", "max-file": "3"}, "live-restore": True}
+
+
+def test_live_restore_off_leaves_the_key_out_and_daemon_options_win():
+    assert "live-restore" not in build(live_restore=False)
+    assert build(daemon_options={"live-restore": False})["live-restore"] is False
+
+
+def test_live_restore_must_be_a_boolean():
+    with pytest.raises(AnsibleFilterError, match=r"docker_engine_live_restore: 'yes' must be true or false"):
+        build(live_restore="yes")
 
 
 def test_every_setting_lands_under_its_daemon_json_key():
@@ -61,7 +73,7 @@ def test_extra_options_merge_last_and_recursively():
 
 
 def test_log_driver_without_rotation_options():
-    assert build(log_driver="journald") == {"log-driver": "journald"}
+    assert build(log_driver="journald", live_restore=False) == {"log-driver": "journald"}
 
 
 @pytest.mark.parametrize(
