@@ -7,6 +7,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 from ansible.errors import AnsibleFilterError
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import arch as arch_utils
 
@@ -56,10 +58,25 @@ def binfmt_arches(selection, host, platforms=None):
     return {"requested": list(dict.fromkeys(requested)), "foreign": foreign, "native": native, "explicit": explicit}
 
 
+# The platform trials' images run as where the site says nothing: arm64 hosts run the x86_64 task images (SWE-bench
+# publishes them for amd64 only) under qemu; every other host runs its own platform.
+DEFAULT_TASK_PLATFORM_ON = {"aarch64": "linux/amd64"}
+
+
+def task_platform(host_arch, override="", setting="the task platform"):
+    """The Docker platform of the task images on a host: override when given, else the default for its architecture."""
+    if override:
+        if not isinstance(override, str) or not re.match(r"^[a-z0-9]+/[a-z0-9]+(/[a-z0-9]+)?\Z", override):
+            raise AnsibleFilterError("%s: %r is not os/arch[/variant], e.g. linux/amd64" % (setting, override))
+        return override
+    return DEFAULT_TASK_PLATFORM_ON.get(arch_utils.qemu_arch(host_arch), "")
+
+
 class FilterModule(object):
     def filters(self):
         return {
             "qemu_arch": _wrap(arch_utils.qemu_arch),
             "unknown_arches": unknown_arches,
             "binfmt_arches": _wrap(binfmt_arches),
+            "task_platform": _wrap(task_platform),
         }

@@ -91,6 +91,9 @@ CASES = {
         "role": "runtime_container",
         "vars": {"runtime_container_api_key_file": MISSING_API_KEY_FILE},
     },
+    "task-platform-malformed": {
+        "role": "runtime_container", "vars": {"runtime_container_task_platform": "amd64"},
+    },
     "inner-storage-driver-unknown": {
         "role": "runtime_container", "vars": {"runtime_container_storage_driver": "overlay3"},
     },

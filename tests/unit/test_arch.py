@@ -9,6 +9,9 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, ".cache", "collections"))  # `make venv` links the collection there
 
+from ansible.errors import AnsibleFilterError  # noqa: E402
+
+from ansible_collections.aisbench.agent_runtime.plugins.filter.arch import FilterModule, task_platform  # noqa: E402
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import arch  # noqa: E402
 
 # (spelling, canonical) pairs as users and tools write them.
@@ -116,3 +119,26 @@ def test_known_names_has_every_spelling_once():
     assert names == sorted(set(names))
     for spelling, _canonical in SPELLINGS:
         assert spelling.strip().lower() in names
+
+
+@pytest.mark.parametrize("host, override, expected", [
+    ("aarch64", "", "linux/amd64"),
+    ("arm64", "", "linux/amd64"),
+    ("x86_64", "", ""),
+    ("ppc64le", "", ""),
+    ("aarch64", "linux/arm64", "linux/arm64"),
+    ("x86_64", "linux/arm/v7", "linux/arm/v7"),
+])
+def test_task_platform_default_and_override(host, override, expected):
+    assert task_platform(host, override) == expected
+
+
+@pytest.mark.parametrize("override", ["amd64", "linux/AMD64", "linux/amd64\n", ["linux/amd64"]])
+def test_task_platform_refuses_a_bad_override_naming_the_setting(override):
+    with pytest.raises(AnsibleFilterError, match=r"^runtime_container_task_platform: .* is not os/arch\[/variant\]"):
+        task_platform("aarch64", override, "runtime_container_task_platform")
+
+
+def test_task_platform_refuses_an_unknown_host_arch():
+    with pytest.raises(AnsibleFilterError, match="vax"):
+        FilterModule().filters()["task_platform"]("vax")
