@@ -35,8 +35,10 @@ if [ -n "$resume_from" ]; then
     *) echo "AISBENCH_ARM64_FROM=$resume_from: resume from one of site rerun nightly verify status guard" >&2; exit 2 ;;
   esac
   [ -s "$phases" ] || { echo "AISBENCH_ARM64_FROM: no earlier run's $phases to resume" >&2; exit 2; }
-  # Keep the seconds of the phases before it; the resumed ones are measured again.
-  awk -v done="${all_phases%% "$resume_from" *} " 'index(done, " " $1 " ")' "$phases" >"$phases.kept"
+  # Keep the seconds of the phases before it; the resumed ones are measured again (the run resumed's are kept as
+  # "<phase> (earlier run)", outside the total).
+  awk -F '\t' -v OFS='\t' -v done="${all_phases%% "$resume_from" *} " \
+    'index(done, " " $1 " ") { print; next } $1 !~ /earlier run/ { $1 = $1 " (earlier run)"; print }' "$phases" >"$phases.kept"
   mv "$phases.kept" "$phases"
   # After the nightly phase, the night of the run resumed.
   case "$resume_from" in verify|status|guard) night=$(cat "$AISBENCH_ARM64_DIR/night") ;; esac
