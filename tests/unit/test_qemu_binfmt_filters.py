@@ -16,7 +16,7 @@ FILTERS = FilterModule().filters()
 
 
 def test_the_filters_are_registered():
-    assert set(FILTERS) == {"qemu_arch", "unknown_arches", "binfmt_arches"}
+    assert set(FILTERS) == {"qemu_arch", "unknown_arches", "binfmt_arches", "task_platform"}
 
 
 def test_name_filters():

@@ -1,9 +1,11 @@
 """runtime_container: the script that finds running Harbor jobs (run against real processes); api_key.env is
 rendered by the env_file filter (test_env_file.py)."""
 
+import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -91,10 +93,49 @@ def container_env(**overrides):
     tasks = yaml.safe_load((ROLE / "tasks/present.yml").read_text())
     expression = next(task["vars"]["_runtime_container_env_all"] for task in tasks
                       if "_runtime_container_env_all" in task.get("vars", {}))
-    # validate.yml renders the inner daemon.json before present.yml; its content does not matter here.
+    # validate.yml renders the inner daemon.json and works out the task platform before present.yml.
     variables = dict(yaml.safe_load((ROLE / "defaults/main.yml").read_text()), _runtime_container_dind=True,
-                     _runtime_container_daemon_json={}, **overrides)
+                     _runtime_container_daemon_json={}, _runtime_container_task_platform="")
+    variables.update(overrides)
     return Templar(loader=DataLoader(), variables=variables).template(trust_as_template(expression))
+
+
+# validate.yml's task platform and present.yml's environment on a host of an architecture, rendered in a fresh
+# interpreter whose plugin loader knows the collection (its filters are called by FQCN).
+PLATFORM_ENV_SCRIPT = """
+import json, sys
+from pathlib import Path
+import yaml
+from ansible.parsing.dataloader import DataLoader
+from ansible.plugins.loader import init_plugin_loader
+from ansible.template import Templar, trust_as_template
+role, collections, architecture, override = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+init_plugin_loader([collections])
+platform = next(task["ansible.builtin.set_fact"]["_runtime_container_task_platform"]
+                for task in yaml.safe_load((role / "tasks/validate.yml").read_text())
+                if "_runtime_container_task_platform" in (task.get("ansible.builtin.set_fact") or {}))
+env = next(task["vars"]["_runtime_container_env_all"] for task in yaml.safe_load((role / "tasks/present.yml").read_text())
+           if "_runtime_container_env_all" in task.get("vars", {}))
+variables = dict(yaml.safe_load((role / "defaults/main.yml").read_text()), _runtime_container_dind=True,
+                 _runtime_container_daemon_json={}, ansible_facts={"architecture": architecture},
+                 runtime_container_task_platform=override)
+variables["_runtime_container_task_platform"] = Templar(DataLoader(), variables=variables).template(trust_as_template(platform))
+print(json.dumps(Templar(DataLoader(), variables=variables).template(trust_as_template(env))))
+"""
+
+
+def platform_env(architecture, override=""):
+    result = subprocess.run([sys.executable, "-c", PLATFORM_ENV_SCRIPT, str(ROLE), str(ROLE.parents[1] / ".cache/collections"),
+                             architecture, override], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_trials_platform_is_amd64_on_arm64_hosts_only():
+    """docker exec sees the container's environment, not the entrypoint's exports: Harbor's compose build needs it."""
+    assert "DOCKER_DEFAULT_PLATFORM" not in platform_env("x86_64")
+    assert platform_env("aarch64")["DOCKER_DEFAULT_PLATFORM"] == "linux/amd64"
+    assert platform_env("aarch64", "linux/arm64")["DOCKER_DEFAULT_PLATFORM"] == "linux/arm64"
 
 
 def test_harbor_telemetry_is_off_unless_turned_on():
