@@ -417,3 +417,21 @@ def test_healthcheck_is_bounded_when_the_engine_hangs(env, tmp_path):
     engine_bound = int(re.search(r"AIS_BENCH_HEALTH_ENGINE_TIMEOUT:-(\d+)", script).group(1))
     kill_after = int(re.search(r"timeout -k (\d+)", script).group(1))
     assert engine_bound + kill_after < check_timeout, "the script's default bound must end before the HEALTHCHECK timeout"
+
+
+def test_inner_engine_wait_counts_seconds_not_turns(env, tmp_path):
+    """On an emulated host every `docker info` takes seconds: the timeout is the clock's, so the container exits (and
+    its restart policy tries again) instead of waiting turns x seconds."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "docker").write_text("#!/bin/sh\nsleep 2\nexit 1\n")
+    (bin_dir / "dockerd").write_text("#!/bin/sh\nexit 1\n")
+    for name in ("docker", "dockerd"):
+        (bin_dir / name).chmod(0o755)
+    env = dict(env, PATH="%s:%s" % (bin_dir, env["PATH"]), AIS_BENCH_DOCKERD_TIMEOUT="4")
+    start = time.monotonic()
+    result = run(env, "aisbench_storage_flags() { :; }; aisbench_cgroup_nesting() { :; }; aisbench_start_dockerd", check=False)
+    seconds = time.monotonic() - start
+    assert result.returncode == 1 and "inner engine not ready after 4s" in result.stderr, result.stderr
+    # turns would be 4 x (2 s + 1 s) = 12 s or more
+    assert seconds < 10, seconds
