@@ -213,6 +213,7 @@ def binfmt(tmp_path):
     """A fake binfmt_misc directory: register is a plain file here, so any write to it would show."""
     (tmp_path / "binfmt_misc").mkdir()
     (tmp_path / "binfmt_misc/register").write_text("")
+    (tmp_path / "binfmt_misc/status").write_text("enabled\n")
     return tmp_path / "binfmt_misc"
 
 
@@ -220,7 +221,7 @@ def test_binfmt_reports_a_missing_amd64_handler_on_arm64_and_writes_nothing(env,
     out = run(env, "aisbench_check_binfmt aarch64").stdout
     assert out.strip().startswith("binfmt qemu-x86_64: missing (run the qemu_binfmt role")
     assert (binfmt / "register").read_text() == ""
-    assert sorted(path.name for path in binfmt.iterdir()) == ["register"]
+    assert sorted(path.name for path in binfmt.iterdir()) == ["register", "status"]
 
 
 def test_binfmt_reports_a_present_handler(env, binfmt):
