@@ -30,8 +30,8 @@ mkdir -p "$logs" "$reports" "$inventory/group_vars"
 resume_from=${AISBENCH_ARM64_FROM:-}
 all_phases=" disk images boot share site rerun nightly verify status guard "
 if [ -n "$resume_from" ]; then
-  case " site rerun nightly verify status guard " in
-    *" $resume_from "*) ;;
+  case "$resume_from" in
+    site | rerun | nightly | verify | status | guard) ;;
     *) echo "AISBENCH_ARM64_FROM=$resume_from: resume from one of site rerun nightly verify status guard" >&2; exit 2 ;;
   esac
   [ -s "$phases" ] || { echo "AISBENCH_ARM64_FROM: no earlier run's $phases to resume" >&2; exit 2; }
