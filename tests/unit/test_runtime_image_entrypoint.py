@@ -202,6 +202,15 @@ def test_export_platform_on_arm64(env, tmp_path):
     assert environment.stat().st_mtime_ns == before
 
 
+def test_export_platform_keeps_the_platform_the_container_was_given(env, tmp_path):
+    """runtime_container_task_platform reaches the container as DOCKER_DEFAULT_PLATFORM: shells get the same one."""
+    env = dict(env, DOCKER_DEFAULT_PLATFORM="linux/arm/v7")
+    out = run(env, 'aisbench_export_platform aarch64; echo "$DOCKER_DEFAULT_PLATFORM"').stdout.strip()
+    assert out == "linux/arm/v7"
+    assert (tmp_path / "etc/profile.d/aisbench-platform.sh").read_text() == "export DOCKER_DEFAULT_PLATFORM=linux/arm/v7\n"
+    assert (tmp_path / "etc/environment").read_text() == "DOCKER_DEFAULT_PLATFORM=linux/arm/v7\n"
+
+
 def test_export_platform_is_a_no_op_on_amd64(env, tmp_path):
     out = run(env, 'aisbench_export_platform x86_64; echo "${DOCKER_DEFAULT_PLATFORM:-unset}"').stdout.strip()
     assert out == "unset"
