@@ -220,15 +220,19 @@ def toolchain_labels(entry, image_id=None):
 
 def stale_volumes(plan, images, volume_results):
     """Volumes to (re)fill: the missing ones and those whose labels name another toolchain hash or image than the
-    engine has now. images: docker_image_info's ``images``; volume_results: docker_volume_info results (loop)."""
+    engine has now. images: docker_image_info's ``images``; volume_results: docker_volume_info results (loop), or
+    engine_objects_info's ``volumes`` (name to inspect document or None)."""
     ids = {}
     for image in images or []:
         for tag in image.get("RepoTags") or []:
             ids[tag] = image.get("Id")
-    volumes = {}
-    for result in volume_results or []:
-        volume = result.get("volume") if result.get("exists") else None
-        volumes[(result.get("item") or {}).get("volume")] = volume
+    if isinstance(volume_results, dict):
+        volumes = dict(volume_results)
+    else:
+        volumes = {}
+        for result in volume_results or []:
+            volume = result.get("volume") if result.get("exists") else None
+            volumes[(result.get("item") or {}).get("volume")] = volume
     stale = []
     for entry in plan:
         volume = volumes.get(entry["volume"])

@@ -27,12 +27,12 @@ import sys
 
 try:
     import http.client as http_client
-    from urllib.parse import urlsplit
 except ImportError:  # pragma: no cover - Python 2 is not supported on targets
     http_client = None
-    urlsplit = None
 
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _engine_api as engine_api
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import registry
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._engine_api import parse_docker_host  # noqa: F401
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import (
     docker_host_problem,
     http_url_problem,
@@ -402,6 +402,8 @@ ARGUMENT_SPEC = dict(
     clock_max_skew=dict(type="float", default=5),
     gather_subset=dict(type="list", elements="str", default=[]),
     gather_timeout=dict(type="int", default=10),
+    # Read by Ansible's local fact collector (ansible_local), as setup's option of the same name.
+    fact_path=dict(type="path", default="/etc/ansible/facts.d"),
     input_names=dict(type="dict", default={}),
     controller_time=dict(type="float"),
 )
@@ -460,17 +462,6 @@ def required_failure(host, results, failed_required, names=None):
         (names or {}).get("required") or "required", "\n".join(format_table(results)))
 
 
-def parse_docker_host(docker_host):
-    """unix:///path or tcp://host:port -> ("unix", path) / ("tcp", host, port); ValueError otherwise."""
-    problem = docker_host_problem(docker_host, ("unix", "tcp"))
-    if problem:
-        raise ValueError("%r %s (TLS endpoints are not supported, nor ssh://)" % (docker_host, problem))
-    if docker_host.startswith("unix://"):
-        return ("unix", docker_host[len("unix://"):])
-    parts = urlsplit(docker_host)
-    return ("tcp", parts.hostname, parts.port or 2375)
-
-
 # ---------------------------------------------------------------- probes (read the host)
 
 
@@ -522,45 +513,19 @@ def probe_binfmt(root="/", kernel_release=None):
     return filesystems, mounted, module_source, kernel_release
 
 
-if http_client is not None:
-    class _UnixHTTPConnection(http_client.HTTPConnection):
-        def __init__(self, socket_path, timeout):
-            http_client.HTTPConnection.__init__(self, "localhost", timeout=timeout)
-            self._socket_path = socket_path
-
-        def connect(self):
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            sock.settimeout(self.timeout)
-            try:
-                sock.connect(self._socket_path)
-            except Exception:
-                sock.close()
-                raise
-            self.sock = sock
-
-
 def probe_docker(docker_host, timeout=5.0):
     """GET /_ping and /version on the engine API: read-only, needs no docker CLI or SDK."""
     observed = dict(docker_host=docker_host, reachable=False, version=None, api_version=None, error=None)
     try:
-        endpoint = parse_docker_host(docker_host)
+        parse_docker_host(docker_host)
     except ValueError as exc:
         observed["error"] = str(exc)
         return observed
     try:
         for request in ("/_ping", "/version"):
-            if endpoint[0] == "unix":
-                connection = _UnixHTTPConnection(endpoint[1], timeout)
-            else:
-                connection = http_client.HTTPConnection(endpoint[1], endpoint[2], timeout=timeout)
-            try:
-                connection.request("GET", request, headers={"Host": "docker"})
-                response = connection.getresponse()
-                body = response.read()
-            finally:
-                connection.close()
-            if response.status != 200:
-                observed["error"] = "GET %s answered HTTP %d" % (request, response.status)
+            status, body = engine_api.get(docker_host, request, timeout)
+            if status != 200:
+                observed["error"] = "GET %s answered HTTP %d" % (request, status)
                 return observed
             if request == "/version":
                 info = json.loads(body.decode("utf-8"))

@@ -141,6 +141,11 @@ options:
     description: Seconds each fact collector may take, as for C(ansible.builtin.setup).
     type: int
     default: 10
+  fact_path:
+    description: Directory of the local facts (C(ansible_local)) the subset C(local), part of V(min), reads, as for
+      C(ansible.builtin.setup).
+    type: path
+    default: /etc/ansible/facts.d
   input_names:
     description:
       - Names to show for the options in error messages (option name -> name), e.g. the variables of a role that

@@ -111,6 +111,9 @@ def test_stale_volumes():
     assert tc.stale_volumes([mini, qwen, aider], images, results) == [qwen["volume"], aider["volume"]]
     results[0]["volume"] = volume(mini, hash_label="old")
     assert mini["volume"] in tc.stale_volumes([mini], images, results)
+    # engine_objects_info's form (name to inspect document or None) decides the same.
+    by_name = {mini["volume"]: volume(mini), qwen["volume"]: volume(qwen, image_id="sha256:old"), aider["volume"]: None}
+    assert tc.stale_volumes([mini, qwen, aider], images, by_name) == [qwen["volume"], aider["volume"]]
 
 
 def test_failure_records():

@@ -142,3 +142,25 @@ def test_apply_contract_without_runtime_changes_nothing_and_refuses_a_bad_one():
     params = {"runtime": {"version": 0}, "jobs_dir": None}
     assert rc.apply_contract(params, "harbor_job_info").startswith("runtime: the runtime contract has version 0")
     assert params["jobs_dir"] is None
+
+
+def test_runtime_container_writes_lists_what_the_role_writes():
+    mounts = role_mounts("/data/swebench", "/opt/swebench", "dind")
+    writes = FILTERS["runtime_container_writes"](mounts, "root", "root", "0755", plugin_sources=["/srv/own"],
+                                                 matrix_file="/srv/matrix.yaml", api_key_sha1="ab" * 20)
+    dirs = {entry["key"]: entry for entry in writes["dirs"]}
+    assert sorted(dirs) == sorted(list(mounts) + ["facts_dir"])
+    assert dirs["secrets"]["mode"] == "0700" and dirs["jobs"]["mode"] == "0755" and dirs["jobs"]["owner"] == "root"
+    files = {entry["key"]: entry for entry in writes["files"]}
+    assert files["plugins"]["src"] == "harbor_plugins/" and files["plugins"]["dest"] == "/data/swebench/harbor-plugins"
+    assert files["own_plugins"]["src"] == "/srv/own/"
+    assert files["matrix"]["dest"] == "/data/swebench/config/matrix.yaml"
+    assert files["api_key"] == {"key": "api_key", "dest": "/data/swebench/secrets/api_key.env", "mode": "0600",
+                                "owner": "root", "group": "root", "sha1": "ab" * 20}
+    assert files["contract"] == {"key": "contract", "dest": "/etc/ansible/facts.d/aisbench_runtime.fact"}
+    # A controller API-key file is hashed by the read's action plugin; no matrix, no matrix entry.
+    writes = FILTERS["runtime_container_writes"](mounts, "root", "root", "0755", api_key_file="/srv/keys.env")
+    files = {entry["key"]: entry for entry in writes["files"]}
+    assert files["api_key"]["src"] == "/srv/keys.env" and "sha1" not in files["api_key"] and "matrix" not in files
+    with pytest.raises(AnsibleFilterError, match="expects the role's mounts"):
+        FILTERS["runtime_container_writes"]({"jobs": None}, "root", "root", "0755")
