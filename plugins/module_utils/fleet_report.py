@@ -41,6 +41,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_resu
     per_completed,
     read_regular_file,
 )
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.report_cells import csv_cell, md_escape, md_table
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.text_table import text_table
 
 REPORT_FORMAT_VERSION = 2
@@ -1300,17 +1301,6 @@ CSV_COLUMNS = ("scope", "host", "host_status", "benchmark", "agent", "model", "t
                "n_missing", "job", "hosts", "n_scored", "steps")
 
 
-def _csv_cell(value):
-    text = "" if value is None else str(value)
-    # Spreadsheet formula guard: host, job, task and exception names come from the fleet.
-    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        try:
-            float(text)
-        except ValueError:
-            return "'" + text
-    return text
-
-
 def _csv_row_values(row):
     values = dict(row, exceptions=fmt_exceptions(row.get("exceptions") or {}))
     values["reward_means"] = "; ".join("%s=%s" % item for item in (row.get("reward_means") or {}).items())
@@ -1331,7 +1321,8 @@ def render_csv(report):
     writer.writerow(CSV_COLUMNS)
 
     def emit(values):
-        writer.writerow([_csv_cell(values.get(column)) for column in CSV_COLUMNS])
+        # csv_cell: host, job, task and exception names come from the fleet, so no cell starts a spreadsheet formula.
+        writer.writerow([csv_cell(values.get(column)) for column in CSV_COLUMNS])
 
     for row in report["fleet"]["rows"] + report["fleet"]["gone"]:
         emit(dict(_csv_row_values(row), scope="fleet"))
@@ -1373,15 +1364,13 @@ def render_csv(report):
 def _md(value):
     if value is None or value == "":
         return "-"
-    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`").replace("\n", " ").replace("\r", " ")
+    return md_escape(value)
 
 
 def _md_table(table, empty="None."):
     if not table["rows"]:
         return [empty]
-    lines = ["| " + " | ".join(_md(h) for h in table["headers"]) + " |", "|" + "|".join("---" for _unused in table["headers"]) + "|"]
-    lines += ["| " + " | ".join(_md(cell) for cell in row) + " |" for row in table["rows"]]
-    return lines
+    return md_table(table["headers"], table["rows"], _md)
 
 
 def render_markdown(report):

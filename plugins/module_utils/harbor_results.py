@@ -45,6 +45,7 @@ import time
 from datetime import datetime
 
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils.report_cells import csv_cell, md_escape, md_table
 
 KEYWORD_ALL = "all"
 KEYWORD_LATEST = "latest"
@@ -1100,22 +1101,6 @@ def _format_exceptions(exceptions):
     return "; ".join("%s=%d" % (name, count) for name, count in sorted(exceptions.items()))
 
 
-def _csv_text(value):
-    text = "" if value is None else str(value)
-    # Spreadsheet formula injection guard: job and exception names come from disk.
-    if text[:1] in ("=", "+", "-", "@") and not _looks_numeric(text):
-        return "'" + text
-    return text
-
-
-def _looks_numeric(text):
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
-
-
 def render_csv(result):
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -1143,7 +1128,8 @@ def render_csv(result):
                     "agent_execution_sec": _total_seconds(ev, "agent_execution"), "verifier_sec": _total_seconds(ev, "verifier"),
                     "steps": format_steps(ev.get("steps") or []),
                 })
-            writer.writerow([_csv_text(row.get(column)) for column in CSV_COLUMNS])
+            # csv_cell: job and exception names come from disk, so no cell starts a spreadsheet formula.
+            writer.writerow([csv_cell(row.get(column)) for column in CSV_COLUMNS])
     return out.getvalue()
 
 
@@ -1152,56 +1138,53 @@ def _md_cell(value):
         return ""
     if isinstance(value, float):
         return "%.3f" % value
-    return str(value).replace("|", "\\|").replace("\n", " ")
-
-
-def _md_table(headers, rows):
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _unused in headers) + "|"]
-    for row in rows:
-        lines.append("| " + " | ".join(_md_cell(cell) for cell in row) + " |")
-    return lines
+    return md_escape(value)
 
 
 def render_markdown(result, generated_at):
     lines = ["# Harbor job summary", "", "Generated %s." % generated_at, "", "## pass@1 by benchmark and agent", ""]
     table = result["pass_at_1"]
     if table:
-        lines += _md_table(
+        lines += md_table(
             ["benchmark", "agent", "model", "pass@1", "mean reward", "reward key", "passed", "scored", "completed",
              "errored", "cancelled", "jobs"],
             [[r["benchmark"], r["agent"], r["model"], r["pass_at_1"], r["mean_reward"], ", ".join(r["primary_keys"]),
               r["n_pass"], r["n_scored"], r["n_completed"], r["n_errored"], r["n_cancelled"], ", ".join(r["jobs"])]
              for r in table],
+            _md_cell,
         )
         lines += ["", PASS_AT_1_RULE]
         keyed = [(job["name"], ev) for job in result["jobs"] for ev in job["evals"] if len(ev["rewards"]) > 1]
         if keyed:
             lines += ["", "## Reward keys", ""]
-            lines += _md_table(
+            lines += md_table(
                 ["job", "benchmark", "agent", "model", "reward key (why)", "mean of every key"],
                 [[name, ev["benchmark"], ev["agent"], ev["model"], "%s (%s)" % (ev["primary_key"], ev["primary_key_reason"]),
                   format_reward_means(ev["rewards"])] for name, ev in keyed],
+                _md_cell,
             )
     else:
         lines.append("No completed trials.")
     lines += ["", "## Jobs", ""]
-    lines += _md_table(
+    lines += md_table(
         ["job", "status", "benchmarks", "agents", "models", "total", "completed", "errored", "running",
          "pending", "passed", "pass@1", "started", "finished", "exceptions", "cost (USD)"],
         [[j["name"], j["status"], ", ".join(j["benchmarks"]), ", ".join(j["agents"]), ", ".join(j["models"]),
           j["n_total"], j["n_completed"], j["n_errored"], j["n_running"], j["n_pending"], j["n_pass"],
           j["pass_at_1"], j["started_at"], j["finished_at"], _format_exceptions(j["exceptions"]), j["cost_usd"]]
          for j in result["jobs"]],
+        _md_cell,
     )
     stepped = [(job["name"], ev, step) for job in result["jobs"] for ev in job["evals"] for step in ev.get("steps") or []]
     if stepped:
         lines += ["", "## Steps of multi-step trials", ""]
-        lines += _md_table(
+        lines += md_table(
             ["job", "benchmark", "agent", "model", "task", "step", "trials", "agent (mean s)", "verifier (mean s)",
              "errored", "exceptions"],
             [[name, ev["benchmark"], ev["agent"], ev["model"], step["task"], step["step"], step["n_trials"],
               _mean_seconds(step["durations"]["agent_execution"]), _mean_seconds(step["durations"]["verifier"]),
               step["n_errored"], _format_exceptions(step["exceptions"])] for name, ev, step in stepped],
+            _md_cell,
         )
     broken = [j for j in result["jobs"] if j["error"]]
     if broken:

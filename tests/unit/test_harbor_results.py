@@ -9,6 +9,7 @@ Damaged variants are made here from copies of those real files.
 import csv
 import datetime
 import glob
+import io
 import json
 import os
 import re
@@ -352,6 +353,21 @@ def test_write_reports(tmp_path, odd_jobs_dir):
     assert "| hello | oracle |  | 0.5" in markdown
     assert "brackets[1]" in markdown
     assert oct(os.stat(paths["md"]).st_mode & 0o777) == "0o644"
+
+
+def test_reports_guard_and_escape_hostile_job_names(jobs_dir):
+    """The CSV and Markdown cells follow report_cells (tab-led formula guarded; backslash, backtick, pipe escaped)."""
+    name = "\t=tab`tick\\back|pipe"
+    shutil.copytree(os.path.join(jobs_dir, "pass-fail"), os.path.join(jobs_dir, name), symlinks=True)
+    result = hr.summarize(jobs_dir, [name])
+    rows = list(csv.DictReader(io.StringIO(hr.render_csv(result))))
+    assert [row["job"] for row in rows] == ["'" + name]
+    markdown = hr.render_markdown(result, "now")
+    assert "| \t=tab\\`tick\\\\back\\|pipe | finished |" in markdown
+    for block in markdown.split("\n\n"):
+        lines = [line for line in block.splitlines() if line.startswith("|")]
+        if lines:
+            assert len({len(line.replace("\\\\", "").replace("\\|", "").split("|")) for line in lines}) == 1, block
 
 
 def test_markdown_lists_problems(jobs_dir):
