@@ -561,6 +561,13 @@ def _cpu(run, key):
     return "-" if value is None else "%.1f s" % value
 
 
+def _per_task_cpu(run):
+    """Controller CPU seconds per task run (ok + skipped over all hosts) of a playbook run, as text."""
+    controller = (run.get("cpu_seconds") or {}).get("controller")
+    tasks = run.get("tasks_ok", 0) + run.get("tasks_skipped", 0)
+    return "-" if controller is None or not tasks else "%.3f s" % (controller / tasks)
+
+
 def _cpu_note(part):
     """CPU seconds of the best rerun and facts play: controller (ansible-playbook and children) and the target."""
     rerun, facts = _best(part["reruns"]), _best(part["facts"])
@@ -639,9 +646,17 @@ def _render_single(single):
         runs = [part["first"]] + part["reruns"] + part["facts"] + (off["reruns"] + off["facts"] if off else [])
         runs += subset["reruns"] if subset else []
         runs += [run for variant in (part.get("variants") or {}).values() for run in variant["reruns"] + variant["facts"]]
-        notes.append("%s: all reruns %s (changed: %s); %s%s. %s" % (
+        subset_note = ""
+        if subset:
+            best_subset = _best(subset["reruns"])
+            subset_note = "subset reruns %s (changed: %s; %d tasks: %d ok, %d skipped; controller CPU %s); " % (
+                ", ".join(_seconds(run["seconds"]) for run in subset["reruns"]),
+                ", ".join(str(run["changed"]) for run in subset["reruns"]),
+                best_subset.get("tasks_ok", 0) + best_subset.get("tasks_skipped", 0), best_subset.get("tasks_ok", 0),
+                best_subset.get("tasks_skipped", 0), _cpu(best_subset, "controller"))
+        notes.append("%s: whole reruns %s (changed: %s); %s%s%s. %s" % (
             label, ", ".join(_seconds(run["seconds"]) for run in part["reruns"]),
-            ", ".join(str(run["changed"]) for run in part["reruns"]), _cpu_note(part), _load_note(runs),
+            ", ".join(str(run["changed"]) for run in part["reruns"]), subset_note, _cpu_note(part), _load_note(runs),
             _measured(part)))
     out += ["", "Ratios in the last column are to the bare fact-gathering play of the first rows (default settings); "
             "a Mitogen row's own facts play is shown next to it. The warm fact cache row: a facts play filled a "
@@ -713,19 +728,22 @@ def _render_fleet(fleet):
             fleet["first"]["changed"], len(fleet["rows"][0]["reruns"])),
         "",
         "| targets | rerun wall time | vs. %d target%s | per target | changed | facts play | rerun / facts "
-        "| controller CPU | targets' CPU | machine CPU busy |" % (
+        "| controller CPU | controller CPU per host per task | targets' CPU | machine CPU busy |" % (
             fleet["rows"][0]["hosts"], "" if fleet["rows"][0]["hosts"] == 1 else "s"),
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     cpus = fleet.get("cpus") or 2
     for row in fleet["rows"]:
         best = _best(row["reruns"])
         machine = (best.get("cpu_seconds") or {}).get("machine")
-        out.append("| %d | %s | %.2fx | %s | %d | %s | %.1fx | %s | %s | %s |" % (
+        out.append("| %d | %s | %.2fx | %s | %d | %s | %.1fx | %s | %s | %s | %s |" % (
             row["hosts"], _seconds(row["rerun_seconds"]), row["rerun_seconds"] / base,
             _seconds(row["per_host_seconds"]), row["changed"], _seconds(row["facts_seconds"]), row["ratio"],
-            _cpu(best, "controller"), _cpu(best, "targets"),
+            _cpu(best, "controller"), _per_task_cpu(best), _cpu(best, "targets"),
             "-" if machine is None else "%.0f%%" % (100.0 * machine / (cpus * best["seconds"]))))
+    out += ["", "**controller CPU per host per task**: the controller's CPU seconds of the rerun over the task runs it "
+            "made (ok + skipped, summed over the hosts): what each host adds to the controller for each task, the "
+            "figure that carries over to real fleets, whose targets do their share on their own CPUs."]
     variant_keys = [key for key in VARIANT_LABELS if all(key in (row.get("variants") or {}) for row in fleet["rows"])]
     for key in variant_keys:
         vbase = fleet["rows"][0]["variants"][key]["rerun_seconds"]
