@@ -265,7 +265,6 @@ def whole_site_vars(images_dir):
         "runtime_container_matrix_file": os.path.join(ROOT, "playbooks", "files", "sample_matrix.yaml"),
         "runtime_container_api_keys": {"OPENAI_API_KEY": "aisbench-bench-not-a-key"},
         "runtime_container_env": {"LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-        "baked_images_docker_host": "unix:///opt/swebench/run/docker.sock",
         "baked_images_cases": [{"dataset": "sample", "id": case, "image": "local/debian:12-minbase", "archive": base,
                                 "archive_remote": True} for case in ("hello-pass", "hello-fail")],
         "baked_images_agents": sorted(archives),
