@@ -27,8 +27,8 @@ options:
       - "What the role built: C(mounts) (mount name to C(source) and C(target), as the role mounts them), C(container),
         C(mode) (V(dind) or V(host_socket)), C(engine_docker_host), C(root) (AIS_BENCH_ROOT inside), C(run_dir) (the
         host directory of the inner engine's socket), and optionally C(image), C(harbor_version), C(matrix) (a job
-        config was copied), C(api_keys) (API keys were configured), C(api_key_names) (their names, never a value)
-        and C(model_endpoint) (the model API the container was given, C(OPENAI_BASE_URL))."
+        config was copied), C(api_keys) (API keys were configured; neither their names nor their values are
+        recorded) and C(model_endpoint) (the model API the container was given, C(OPENAI_BASE_URL))."
     type: dict
     required: true
 """
@@ -60,7 +60,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.runtime_con
 )
 
 BUILD_KEYS = ("mounts", "container", "mode", "engine_docker_host", "root", "run_dir", "image", "harbor_version",
-              "matrix", "api_keys", "api_key_names", "model_endpoint")
+              "matrix", "api_keys", "model_endpoint")
 
 
 def runtime_contract(built):

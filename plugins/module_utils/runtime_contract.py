@@ -38,13 +38,13 @@ def _dir_key(name):
 
 
 def build_contract(mounts, container, mode, engine_docker_host, root, run_dir, image="", harbor_version="",
-                   matrix=False, api_keys=False, api_key_names=None, model_endpoint=""):
+                   matrix=False, api_keys=False, model_endpoint=""):
     """The contract of a runtime container from the mounts the runtime_container role gave it.
 
     mounts: {mount name: {'source': host path, 'target': path inside}} as the role built them (every name of
     DIRS present). run_dir: the host directory of the inner engine's socket (dind). matrix: whether the role
-    copied a job config to <config>/matrix.yaml. api_keys: whether API keys were configured; api_key_names: the
-    names of the keys in the key file (never a value). model_endpoint: the model API the container was given
+    copied a job config to <config>/matrix.yaml. api_keys: whether API keys were configured (their names and
+    values are never recorded; only the key file's path is). model_endpoint: the model API the container was given
     (OPENAI_BASE_URL), or empty.
     """
     if mode not in ("dind", "host_socket"):
@@ -77,7 +77,6 @@ def build_contract(mounts, container, mode, engine_docker_host, root, run_dir, i
     contract["api_key_file"] = posixpath.join(mounts["secrets"]["target"], KEY_FILE_NAME)
     contract["host_api_key_file"] = posixpath.join(mounts["secrets"]["source"], KEY_FILE_NAME)
     contract["api_keys"] = bool(api_keys)
-    contract["api_key_names"] = sorted(str(name) for name in (api_key_names or []))
     contract["model_endpoint"] = model_endpoint or ""
     return contract
 

@@ -153,7 +153,6 @@ CASES = {
     "nightly-no-runtime-contract": {"playbook": "nightly.yml", "vars": {"aisbench_nightly_runtime": {}}},
     "nightly-key-file-to-harbor": {"playbook": "nightly.yml", "vars": {
         "aisbench_nightly_harbor_args": ["--env-file", "/opt/swebench/secrets/api_key.env"]}},
-    # The runtime container holds ANTHROPIC_API_KEY (its contract's key names; the inventory's keys stay unread).
     "nightly-gateway-key-name": {"playbook": "nightly.yml", "vars": {
         "runtime_container_api_keys": {"ANTHROPIC_API_KEY": "sk-badinput-not-a-key"}}},
     "shard-plan-zero-hosts": {"module": "fleet_shard_plan", "args": {"listings": {}}},
@@ -602,7 +601,7 @@ def test_nightly_refuses_an_unknown_mode_before_it_writes_anything(tmp_path):
     assert not reports.exists()
 
 
-def runtime_contract_at(root, api_keys=False, api_key_names=None):
+def runtime_contract_at(root, api_keys=False):
     """A runtime contract (docs/layers.md) for a container the role did not build: every directory at one path."""
     dirs = ["jobs", "tasks", "config", "logs", "agent-patches", "harbor-plugins", "secrets"]
     contract = {"version": 1, "container": "aisbench-badinput-no-such-container", "mode": "host_socket",
@@ -612,8 +611,6 @@ def runtime_contract_at(root, api_keys=False, api_key_names=None):
                 "mounts": {name: {"host": str(root / name), "container": str(root / name)} for name in dirs}}
     for name in dirs:
         contract[name.replace("-", "_") + "_dir"] = contract["host_" + name.replace("-", "_") + "_dir"] = str(root / name)
-    if api_key_names is not None:
-        contract["api_key_names"] = api_key_names
     return contract
 
 
@@ -659,8 +656,7 @@ def test_nightly_refuses_a_gateway_key_the_runtime_container_does_not_hold(tmp_p
     root.mkdir()
     before = tree_snapshot(root)
     failure, host_dir = nightly_failure(tmp_path, "nightly-gateway-key-name", "key-name",
-                                        aisbench_nightly_runtime=runtime_contract_at(
-                                            root, api_keys=True, api_key_names=["ANTHROPIC_API_KEY"]))
+                                        aisbench_nightly_runtime=runtime_contract_at(root, api_keys=True))
     assert failure["stage"] == "contract"
     assert DOC_ROWS["nightly-gateway-key-name"] in failure["error"]
     assert "sk-badinput-not-a-key" not in json.dumps(failure)
