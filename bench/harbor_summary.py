@@ -1,4 +1,4 @@
-"""Benchmark the Harbor job summary (plugins/module_utils/harbor_results.py).
+"""Benchmark the Harbor job summary (plugins/module_utils/_harbor_results.py).
 
 Generates synthetic Harbor job directories of 1k, 10k and 100k trials, shaped like the real
 runs under tests/fixtures/harbor/jobs (every trial's result.json and config.json are copies
@@ -213,7 +213,7 @@ def naive_summary(job_dir):
 def measure(impl, job_dir, memory):
     if impl in ("module_utils", "details"):
         # Imported before the clock starts, as in a module run.
-        from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_results  # pylint: disable=import-outside-toplevel
+        from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _harbor_results as harbor_results  # pylint: disable=import-outside-toplevel
 
         details = impl == "details"
 
@@ -234,7 +234,7 @@ def measure(impl, job_dir, memory):
 
 def check_same_numbers(job_dir):
     """Every implementation (and every trial's result.json) must count the same trials, passes and errors."""
-    from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_results  # pylint: disable=import-outside-toplevel
+    from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _harbor_results as harbor_results  # pylint: disable=import-outside-toplevel
 
     counted = {}
     for details in (False, True):

@@ -5,7 +5,7 @@
    (bench/facts.yml) on the same target.
 2. fleet: site.yml with --fleet-tags on 1, 5, 10 ... targets: provisioned together once,
    then the idempotent rerun and the facts play limited to the first N targets.
-3. harbor: harbor_job_info's summary (module_utils/harbor_results) on 1k/10k/100k synthetic
+3. harbor: harbor_job_info's summary (module_utils/_harbor_results) on 1k/10k/100k synthetic
    trials against a naive summarize script (bench/harbor_summary.py).
 4. agents: the real mini-swe-agent and Qwen Code on a sample task, offline, on their baked toolchains and with
    Harbor's own per-trial install, side by side (bench/agents.yml, bench/agents.py): Harbor's phase times.
@@ -855,7 +855,7 @@ def render_markdown(results):
             "",
             "`bench/harbor_summary.py`: synthetic Harbor 0.25 job directories (trial result.json/config.json "
             "copied from real runs, rewards, exceptions and token counts filled in). harbor_job_info's summary "
-            "(`module_utils/harbor_results.summarize_job`) with `details: false` (counters and pass@1 from the "
+            "(`module_utils/_harbor_results.summarize_job`) with `details: false` (counters and pass@1 from the "
             "job-level result.json; a running job also opens the result.json of trials it does not list) and with "
             "`details: true` (the module's default: every trial's result.json, for tasks, tokens and durations), "
             "against a faithful re-implementation of the seed's summarize algorithm, which reads only the job-level "

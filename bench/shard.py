@@ -24,7 +24,7 @@ from docker_cli import docker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plugins", "module_utils"))
-from runtime_contract import build_contract  # noqa: E402  pylint: disable=wrong-import-position
+from _runtime_contract import build_contract  # noqa: E402  pylint: disable=wrong-import-position
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "harbor")
 RECORDED_ROOT = "/tmp/harbor-modules-fixtures"
 IMAGE = "aisbench/agent-runtime:%s" % os.environ.get("AISBENCH_RUNTIME_IMAGE_TAG", "0.26.0")

@@ -36,7 +36,7 @@ from docker_cli import docker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, ".cache", "collections"))
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import (  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_runner import (  # noqa: E402  pylint: disable=wrong-import-position
     start_command,
 )
 

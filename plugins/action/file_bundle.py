@@ -17,7 +17,7 @@ import tarfile
 import tempfile
 
 from ansible.errors import AnsibleError
-from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils.action import CollectionAction
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils._action import CollectionAction
 
 MODULE = "aisbench.agent_runtime.file_bundle"
 

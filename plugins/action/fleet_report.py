@@ -4,7 +4,7 @@
 """Controller side of fleet_report: reads the per-host summaries, builds the night's report and writes it.
 
 Everything runs on the controller (the inputs were fetched there). The report document, the tables and
-the Markdown/CSV/JSON files come from module_utils/fleet_report.py; the HTML page is rendered here from
+the Markdown/CSV/JSON files come from plugin_utils/_fleet_report.py; the HTML page is rendered here from
 the Jinja2 templates shipped in the collection (templates/fleet_report/), with autoescaping on.
 """
 
@@ -15,9 +15,9 @@ __metaclass__ = type
 import os
 import time
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_report as fr
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_shard as fs
-from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils.action import CollectionAction
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils import _fleet_report as fr
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils import _fleet_shard as fs
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils._action import CollectionAction
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "templates", "fleet_report")
 HTML_TEMPLATE = "report.html.j2"

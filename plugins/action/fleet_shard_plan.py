@@ -3,7 +3,7 @@
 # Apache License 2.0
 """Controller side of fleet_shard_plan: split the night's units across the hosts, or reuse the night's plan.
 
-The plan lives in REPORT_DIR/NIGHT/shard-plan.json (module_utils/fleet_shard.py computes it); the
+The plan lives in REPORT_DIR/NIGHT/shard-plan.json (plugin_utils/_fleet_shard.py computes it); the
 fleet report reads the same file to merge the shards.
 """
 
@@ -13,10 +13,10 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_report as fr
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_shard as fs
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import job_name_problem
-from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils.action import CollectionAction
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils import _fleet_report as fr
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils import _fleet_shard as fs
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_runner import job_name_problem
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils._action import CollectionAction
 
 ARGUMENT_SPEC = dict(
     report_dir=dict(type="path", required=True),

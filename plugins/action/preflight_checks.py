@@ -17,7 +17,7 @@ import time
 
 from ansible.errors import AnsibleError
 from ansible.plugins.action import ActionBase
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import preflight as pf
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _preflight as pf
 
 MODULE = "aisbench.agent_runtime.preflight_checks"
 

@@ -14,7 +14,7 @@ import hashlib
 import os
 
 from ansible.errors import AnsibleError
-from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils.action import CollectionAction
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils._action import CollectionAction
 
 MODULE = "aisbench.agent_runtime.runtime_container_state"
 KNOWN = ["docker_host", "container", "image", "data_container", "socket", "dirs", "files"]

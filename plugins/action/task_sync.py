@@ -15,8 +15,8 @@ import tempfile
 
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.text.converters import to_text
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import task_sync as ts
-from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils.action import CollectionAction
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _task_sync as ts
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils._action import CollectionAction
 
 MODULE = "aisbench.agent_runtime.task_sync"
 

@@ -8,7 +8,7 @@ __metaclass__ = type
 
 
 class ModuleDocFragment(object):
-    # The registry_logins option of preflight_checks and docker_engine_state (its spec: module_utils/registry.py).
+    # The registry_logins option of preflight_checks and docker_engine_state (its spec: module_utils/_registry.py).
     DOCUMENTATION = r"""
 options:
   registry_logins:

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: aisbench maintainers
 # Apache License 2.0
-"""Filters for the baked_images role's agent toolchains (the rules live in module_utils/agent_toolchains.py)."""
+"""Filters for the baked_images role's agent toolchains (the rules live in module_utils/_agent_toolchains.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,12 +9,12 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-# module_utils/agent_toolchains.py is imported on first use: Ansible loads every filter file of the collection in each
+# module_utils/_agent_toolchains.py is imported on first use: Ansible loads every filter file of the collection in each
 # task that uses any one of its filters, and the provisioning roles never use these.
 
 
 def _rules():
-    from ansible_collections.aisbench.agent_runtime.plugins.module_utils import agent_toolchains
+    from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _agent_toolchains as agent_toolchains
 
     return agent_toolchains
 

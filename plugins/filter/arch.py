@@ -10,7 +10,7 @@ __metaclass__ = type
 import re
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import arch as arch_utils
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _arch as arch_utils
 
 
 def _wrap(function):

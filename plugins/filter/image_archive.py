@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.image_archive import archive_state, image_id_for
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._image_archive import archive_state, image_id_for
 
 
 def image_archive_id(archive, ref, strict=True):

@@ -11,7 +11,7 @@ __metaclass__ = type
 import re
 
 from ansible.module_utils.parsing.convert_bool import boolean
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import arch as arch_utils
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _arch as arch_utils
 from ansible_collections.aisbench.agent_runtime.plugins.filter.arch import binfmt_arches
 
 FLAGS = re.compile(r"[POCF]*\Z")

@@ -1,59 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: aisbench maintainers
 # Apache License 2.0
-"""The runtime contract (module_utils/runtime_contract.py) as filters: built by the runtime_container role,
+"""The runtime contract (module_utils/_runtime_contract.py) as filters: built by the runtime_container role,
 checked by the playbooks that read it."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-DOCUMENTATION = r"""
-name: runtime_contract
-short_description: The runtime contract of a runtime container, from what the runtime_container role built
-version_added: 0.2.0
-description:
-  - Builds the record the runtime_container role writes as the local fact C(aisbench_runtime)
-    (C(/etc/ansible/facts.d/aisbench_runtime.fact)) and nightly.yml, status.yml and the harbor modules (their
-    C(runtime) option) read - the container's name and mode, the engines, the host and in-container paths of the
-    jobs, tasks, config, logs, agent-patches, harbor-plugins and secrets directories, the job config and the API-key
-    file (its path only, never a key), the image and its Harbor version.
-  - The companion filter C(runtime_contract_problem) returns why a contract read back cannot be used (missing,
-    another version, keys missing), or an empty string.
-positional: _input
-options:
-  _input:
-    description:
-      - "What the role built: C(mounts) (mount name to C(source) and C(target), as the role mounts them), C(container),
-        C(mode) (V(dind) or V(host_socket)), C(engine_docker_host), C(root) (AIS_BENCH_ROOT inside), C(run_dir) (the
-        host directory of the inner engine's socket), and optionally C(image), C(harbor_version), C(matrix) (a job
-        config was copied), C(api_keys) (API keys were configured; neither their names nor their values are
-        recorded) and C(model_endpoint) (the model API the container was given, C(OPENAI_BASE_URL))."
-    type: dict
-    required: true
-"""
-
-EXAMPLES = r"""
-- name: Refuse a host whose runtime contract cannot be used
-  ansible.builtin.assert:
-    that: _problem | length == 0
-    fail_msg: "{{ _problem }}"
-  vars:
-    _problem: "{{ ansible_local.aisbench_runtime | default(none) | aisbench.agent_runtime.runtime_contract_problem }}"
-"""
-
-RETURN = r"""
-_value:
-  description:
-    - The contract (version 1). Directory keys come in pairs, as Harbor sees them inside the container and as they
-      are on the host, for example C(jobs_dir) and C(host_jobs_dir); C(mounts) holds the same pairs by mount name.
-    - C(trial_docker_host) is the engine Harbor's trials run on, as reached from the host (the inner engine's
-      socket in dind mode). C(matrix) is the job config inside the container, or empty.
-  type: dict
-"""
-
 from ansible.errors import AnsibleFilterError
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.runtime_contract import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._runtime_contract import (
     ContractError,
     build_contract,
     contract_problem,

@@ -7,75 +7,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-DOCUMENTATION = r"""
-name: status_table
-short_description: Render one dict per host as a fixed-width text table
-version_added: 0.1.0
-description:
-  - Turns a list of dicts, one per host, into one readable fixed-width table (a header, a dashed line, one line per
-    host), for M(ansible.builtin.debug) or a file.
-  - Missing keys, null and empty values are shown as O(missing). Booleans are shown as C(yes)/C(no), lists joined with
-    C(, ) (at most O(list_limit) items, then C(+N)), dicts as C(key=value). Line breaks and tabs in values become spaces,
-    so every host stays on one line; values longer than O(max_width) are cut with C(...).
-  - Numbers are right-aligned, everything else left-aligned.
-  - "Known columns and their titles: C(host) (host), C(container_state) (container), C(restart_policy) (restart),
-    C(engine_version) (engine), C(storage_driver) (storage), C(storage_reason) (storage why), C(inner_disk) (inner
-    disk), C(platform) (platform), C(mounts_ok) (mounts),
-    C(api_key_present) (api key), C(jobs_total) (jobs), C(jobs_finished) (finished), C(jobs_running) (running),
-    C(latest_jobs) (latest jobs), C(jobs_damaged) (damaged), C(harbor_version) (harbor). Any other key can be a column
-    too; its title is the key."
-  - The companion filter C(job_status) turns M(aisbench.agent_runtime.harbor_job_info)'s C(jobs) into the job
-    columns of one host plus one problem line per job that cannot be read.
-positional: _input
-options:
-  _input:
-    description: One dict per host.
-    type: list
-    elements: dict
-    required: true
-  columns:
-    description: Keys to show, in order. Default is every known column above.
-    type: list
-    elements: str
-  titles:
-    description: Column titles that replace the default ones, key to title.
-    type: dict
-  missing:
-    description: Text for a missing, null or empty value.
-    type: str
-    default: "-"
-  max_width:
-    description: Longest cell (characters); 0 means no limit.
-    type: int
-    default: 64
-  list_limit:
-    description: Most list items shown in one cell (the newest jobs come first in C(latest_jobs)).
-    type: int
-    default: 3
-"""
-
-EXAMPLES = r"""
-- name: Show the fleet's state
-  ansible.builtin.debug:
-    msg: "{{ (status_rows | aisbench.agent_runtime.status_table).splitlines() }}"
-
-- name: Only a few columns, with a custom title
-  ansible.builtin.copy:
-    content: >-
-      {{ status_rows | aisbench.agent_runtime.status_table(columns=['host', 'container_state', 'jobs_running'],
-         titles={'jobs_running': 'busy'}) }}
-    dest: /srv/aisbench/reports/status.txt
-    mode: "0644"
-  delegate_to: localhost
-  run_once: true
-"""
-
-RETURN = r"""
-_value:
-  description: The table, lines joined with newlines (no trailing newline, no trailing spaces).
-  type: str
-"""
-
 from ansible.errors import AnsibleFilterError
 
 try:
@@ -83,7 +14,7 @@ try:
 except ImportError:  # pragma: no cover - very old ansible-core
     to_text = str
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.text_table import text_table
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils._text_table import text_table
 
 DEFAULT_COLUMNS = (
     ("host", "host"),

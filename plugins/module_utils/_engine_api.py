@@ -17,7 +17,7 @@ try:
 except ImportError:  # pragma: no cover - Python 2 targets are not supported; the import test still loads this file
     http_client = quote = urlsplit = None
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import docker_host_problem
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._validation import docker_host_problem
 
 
 def parse_docker_host(docker_host):

@@ -194,9 +194,9 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.arch import UnknownArchError, qemu_arch
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.binfmt import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._arch import UnknownArchError, qemu_arch
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._atomic_file import atomic_write
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._binfmt import (
     BINFMT_D_DIRS,
     BinfmtError,
     Entry,

@@ -122,8 +122,8 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.arch import UnknownArchError, qemu_arch
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.binfmt import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._arch import UnknownArchError, qemu_arch
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._binfmt import (
     BinfmtError,
     build_probe,
     check_declared_arch,

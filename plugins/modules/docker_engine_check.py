@@ -109,8 +109,8 @@ import tarfile
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.binfmt import build_probe, probe_message, running_kernel
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._binfmt import build_probe, probe_message, running_kernel
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_runner import (
     PROCESS_LIST_SCRIPT,
     harbor_job_of_process,
     parse_process_list,

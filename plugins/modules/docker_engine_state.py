@@ -196,8 +196,8 @@ import re
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.image_archive import archive_state
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.registry import LOGINS_ARGUMENT_SPEC
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._image_archive import archive_state
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._registry import LOGINS_ARGUMENT_SPEC
 
 
 def package_versions(module, names):

@@ -79,7 +79,7 @@ import os
 import tarfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._atomic_file import atomic_write
 
 
 def _digest(stream):

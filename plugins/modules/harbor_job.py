@@ -403,19 +403,19 @@ import signal
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.agent_toolchains import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._agent_toolchains import (
     needs_toolchain,
     use_baked_toolchains,
     with_compose_overlay,
 )
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_results import (
     job_damage,
     path_problem,
     read_regular_file,
     summarize_job,
 )
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.env_file import env_problems, render_env_file
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._env_file import env_problems, render_env_file
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_runner import (
     DETACH_ARGV0,
     DETACH_SCRIPT,
     SUPPORTED_HARBOR_VERSIONS,
@@ -439,7 +439,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runn
     trial_names,
     write_file,
 )
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.runtime_contract import apply_contract
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._runtime_contract import apply_contract
 
 PROGRESS_FIELDS = ("n_total", "n_completed", "n_errored", "n_running", "n_pending", "n_cancelled", "n_pass", "pass_at_1")
 

@@ -289,13 +289,13 @@ import os
 import re
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_results import (
     job_progress,
     report_timestamp,
     summarize,
     write_reports_if_changed,
 )
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.runtime_contract import apply_contract
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._runtime_contract import apply_contract
 
 TIMESTAMP_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 

@@ -109,8 +109,8 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import DEFAULT_AGENT, read_regular_file
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_results import DEFAULT_AGENT, read_regular_file
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_runner import (
     HarborJobError,
     Runtime,
     config_through_harbor,
@@ -118,7 +118,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runn
     harbor_cli_spelling,
     parse_config_text,
 )
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.runtime_contract import apply_contract
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._runtime_contract import apply_contract
 
 
 def map_path(path, path_map):

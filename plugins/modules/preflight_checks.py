@@ -242,8 +242,8 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.facts import ansible_collector, default_collectors
 from ansible.module_utils.facts.collector import CollectorNotFoundError, CycleFoundInFactDeps, UnresolvedFactDep
 from ansible.module_utils.facts.namespace import PrefixFactNamespace
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import preflight as pf
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import registry
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _preflight as pf
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _registry as registry
 
 
 def _validate(module):

@@ -13,7 +13,7 @@ short_description: Read what the runtime_container role decides from, in one rou
 version_added: 0.1.0
 description:
   - The M(aisbench.agent_runtime.runtime_container) role's one read of a target, so that an idempotent rerun costs
-    one module run instead of one per directory, file and container: the host directories and managed files as they
+    one module run instead of one per directory, file and container - the host directories and managed files as they
     are, the runtime container and its image, the data container and the host's engine socket, and whether
     community.docker's Python requirement is there.
   - The action plugin adds the digests of what the role would write from the controller (a file, or every file of a

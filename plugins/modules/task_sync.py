@@ -86,7 +86,7 @@ import shutil
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import task_sync as ts
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _task_sync as ts
 
 
 def _fail(module, msg, **extra):

@@ -1,13 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: aisbench maintainers
 # Apache License 2.0
-"""The url test: the collection's one URL rule (module_utils/validation.py), for roles' asserts."""
+"""The url test: the collection's one URL rule (module_utils/_validation.py), for roles' asserts."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import url_problem
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._validation import url_problem
 
 
 def url(value, schemes=("http", "https"), credentials=False):

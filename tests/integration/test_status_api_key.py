@@ -11,7 +11,7 @@ import yaml
 from test_bad_input import ANSIBLE_PLAYBOOK, COLLECTIONS, ROOT, ansible_env, runtime_contract_at
 
 sys.path.insert(0, COLLECTIONS)
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.env_file import render_env_file  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._env_file import render_env_file  # noqa: E402  pylint: disable=wrong-import-position
 
 CANARY = "status-canary-5e1f0a"
 

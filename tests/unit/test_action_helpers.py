@@ -1,4 +1,4 @@
-"""plugin_utils/action.py: what the four action plugins share, run through the real ActionModule classes."""
+"""plugin_utils/_action.py: what the four action plugins share, run through the real ActionModule classes."""
 
 from types import SimpleNamespace
 
@@ -7,7 +7,7 @@ from ansible.playbook.play_context import PlayContext
 from ansible.playbook.task import Task
 
 from ansible_collections.aisbench.agent_runtime.plugins.action import file_bundle, fleet_report, fleet_shard_plan, task_sync
-from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils.action import CollectionAction
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils._action import CollectionAction
 
 
 def action(plugin, args, check_mode=False):

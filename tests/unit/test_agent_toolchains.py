@@ -1,4 +1,4 @@
-"""The baked agent toolchain contract (plugins/module_utils/agent_toolchains.py) and the builder's pure parts."""
+"""The baked agent toolchain contract (plugins/module_utils/_agent_toolchains.py) and the builder's pure parts."""
 
 import importlib.machinery
 import importlib.util
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import agent_toolchains as tc
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _agent_toolchains as tc
 
 ROOT = Path(__file__).resolve().parents[2]
 ROLE = ROOT / "roles/baked_images"

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""plugins/module_utils/arch.py: uname -m <-> QEMU <-> Docker platform <-> Debian architecture."""
+"""plugins/module_utils/_arch.py: uname -m <-> QEMU <-> Docker platform <-> Debian architecture."""
 
 import os
 import sys
@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.join(ROOT, ".cache", "collections"))  # `make venv` l
 from ansible.errors import AnsibleFilterError  # noqa: E402
 
 from ansible_collections.aisbench.agent_runtime.plugins.filter.arch import FilterModule, task_platform  # noqa: E402
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import arch  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _arch as arch  # noqa: E402
 
 # (spelling, canonical) pairs as users and tools write them.
 SPELLINGS = [

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_symlink, atomic_write
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._atomic_file import atomic_symlink, atomic_write
 
 PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
 
@@ -91,7 +91,7 @@ def test_plugins_write_files_atomically_only_through_atomic_file():
     """One rule in one place: no other plugin renames a finished file into place or calls atomic_move."""
     offenders = []
     for source in sorted(PLUGINS.rglob("*.py")):
-        if source.name == "atomic_file.py":
+        if source.name == "_atomic_file.py":
             continue
         text = source.read_text(encoding="utf-8")
         if "os.replace(" in text or ".atomic_move(" in text:

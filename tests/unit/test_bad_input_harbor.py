@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from ansible.module_utils.testing import patch_module_args
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import summarize
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_results import summarize
 from ansible_collections.aisbench.agent_runtime.plugins.modules import harbor_job
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

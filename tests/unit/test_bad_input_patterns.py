@@ -5,9 +5,9 @@ import pytest
 from ansible.errors import AnsibleFilterError
 from ansible_collections.aisbench.agent_runtime.plugins.filter.deb_files import _DEB_NAME
 from ansible_collections.aisbench.agent_runtime.plugins.filter.docker_daemon import docker_daemon_config
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.env_file import env_problems
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import job_name_problem
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import http_url_problem, registry_problem
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._env_file import env_problems
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_runner import job_name_problem
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._validation import http_url_problem, registry_problem
 from ansible_collections.aisbench.agent_runtime.plugins.modules.harbor_job_info import TIMESTAMP_PATTERN
 
 

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar, trust_as_template
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.agent_toolchains import toolchain_plan
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._agent_toolchains import toolchain_plan
 
 ROLE = Path(__file__).resolve().parents[2] / "roles/baked_images"
 DEFAULTS = yaml.safe_load((ROLE / "defaults/main.yml").read_text())

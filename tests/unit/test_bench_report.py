@@ -177,7 +177,7 @@ def harbor_summary():
 
 @pytest.mark.parametrize("job", ["pass-fail", "two-agents", "errored"])
 def test_seed_summary_counts_what_harbor_job_info_counts_on_real_jobs(harbor_summary, job):
-    from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_results
+    from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _harbor_results as harbor_results
 
     job_dir = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs", job)
     ours = {"|".join(map(str, (ev["benchmark"], ev["agent"], ev["model"]))): (ev["n_completed"], ev["n_pass"], ev["exceptions"])

@@ -13,7 +13,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, ".cache", "collections"))
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import arch, binfmt  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _arch as arch, _binfmt as binfmt  # noqa: E402
 from ansible_collections.aisbench.agent_runtime.plugins.modules import binfmt_handler  # noqa: E402
 
 KERNEL = binfmt.running_kernel()

@@ -18,7 +18,8 @@ COLLECTIONS = os.path.join(ROOT, ".cache", "collections")
 sys.path.insert(0, COLLECTIONS)
 
 from ansible_collections.aisbench.agent_runtime.plugins.filter.status_table import job_status  # noqa: E402
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_report, harbor_results  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils import _fleet_report as fleet_report  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _harbor_results as harbor_results  # noqa: E402
 
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs", "nop-with-model")
 

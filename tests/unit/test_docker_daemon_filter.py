@@ -160,7 +160,7 @@ def test_good_options_pass(options):
 
 # ---------------------------------------------------------------------------- inner_daemon_config (runtime container)
 
-from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils.docker_daemon import (  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils._docker_daemon import (  # noqa: E402
     INNER_ADDRESS_POOLS,
     inner_daemon_config,
 )

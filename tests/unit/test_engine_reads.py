@@ -3,7 +3,6 @@ roles, for real with ansible-playbook over the local connection; the engine part
 engine (the same engine the scenarios use)."""
 
 import hashlib
-import os
 import subprocess
 import uuid
 

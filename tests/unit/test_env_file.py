@@ -1,4 +1,4 @@
-"""env_file: the one env-file rule (module_utils/env_file.py), the env_file filter and the runtime container's
+"""env_file: the one env-file rule (module_utils/_env_file.py), the env_file filter and the runtime container's
 api_key.env, which the role renders through that filter."""
 
 from pathlib import Path
@@ -8,7 +8,7 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.aisbench.agent_runtime.plugins.filter.env_file import FilterModule, env_file, env_file_bad_keys, env_file_names
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.env_file import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._env_file import (
     EnvFileError,
     checked_env_file,
     env_problems,

@@ -24,8 +24,8 @@ from html.parser import HTMLParser
 import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.aisbench.agent_runtime.plugins.action import fleet_report as action
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_report as fr
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_results as hr
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils import _fleet_report as fr
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _harbor_results as hr
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURE_JOBS = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs")

@@ -16,9 +16,9 @@ import random
 import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.aisbench.agent_runtime.plugins.action import fleet_shard_plan as plan_action
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_report as fr
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_shard as fs
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_results as hr
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils import _fleet_report as fr
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils import _fleet_shard as fs
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _harbor_results as hr
 
 from test_fleet_report import run_module
 

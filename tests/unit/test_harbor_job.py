@@ -14,7 +14,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from ansible.module_utils.testing import patch_module_args  # noqa: E402
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import DETACH_SCRIPT  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_runner import DETACH_SCRIPT  # noqa: E402
 from ansible_collections.aisbench.agent_runtime.plugins.modules import harbor_job  # noqa: E402
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "harbor")

@@ -17,7 +17,7 @@ from test_harbor_job import base, jobs_dir, run_module, snapshot  # jobs_dir is 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLLECTIONS = os.path.join(ROOT, ".cache", "collections")
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import (  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_runner import (  # noqa: E402
     HarborJobError,
     JobFiles,
     JobLock,

@@ -18,7 +18,7 @@ import shutil
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_results as hr  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _harbor_results as hr  # noqa: E402
 
 FIXTURE_JOBS = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs")
 
@@ -631,13 +631,15 @@ def test_per_completed_is_the_one_pass_at_1_division():
     assert hr.per_completed(0, 0) is None and hr.per_completed(5.0, None) is None
     assert hr.score_trials([({"reward": 1.0}, [], None), ({"reward": 0.0}, ["CancelledError"], None),
                             (None, ["AgentTimeoutError"], None)], None)["pass_at_1"] == hr.per_completed(1, 3)
-    # The fleet report and the pass@1 table divide through it too: no other "/ n_completed" in module_utils.
-    module_utils = os.path.join(ROOT, "plugins", "module_utils")
-    for name in sorted(os.listdir(module_utils)):
-        if name.endswith(".py"):
-            with open(os.path.join(module_utils, name), encoding="utf-8") as handle:
-                lines = [line for line in handle if DIVISION_BY_COMPLETED.search(line)]
-            assert lines == ([] if name != "harbor_results.py" else ["    return round(total / n_completed, 6) if n_completed else None\n"]), name
+    # The fleet report and the pass@1 table divide through it too: no other "/ n_completed" in module_utils or
+    # plugin_utils (the fleet report's home on the controller).
+    for package in ("module_utils", "plugin_utils"):
+        directory = os.path.join(ROOT, "plugins", package)
+        for name in sorted(os.listdir(directory)):
+            if name.endswith(".py"):
+                with open(os.path.join(directory, name), encoding="utf-8") as handle:
+                    lines = [line for line in handle if DIVISION_BY_COMPLETED.search(line)]
+                assert lines == ([] if name != "_harbor_results.py" else ["    return round(total / n_completed, 6) if n_completed else None\n"]), name
 
 
 # --- Harbor 0.26: reward_valid; multi-step trials -----------------------------------------------------------

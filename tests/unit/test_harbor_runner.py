@@ -9,7 +9,7 @@ import time
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import harbor_runner as hrun  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _harbor_runner as hrun  # noqa: E402
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "harbor")
 MATRIX = os.path.join(FIXTURES, "matrices", "errored.yaml")
@@ -290,8 +290,8 @@ def test_write_file_is_atomic_and_idempotent(tmp_path):
 
 
 def test_trial_network_overlay_and_its_place_in_the_config():
-    from ansible_collections.aisbench.agent_runtime.plugins.module_utils.agent_toolchains import with_compose_overlay
-    from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import trial_network_overlay
+    from ansible_collections.aisbench.agent_runtime.plugins.module_utils._agent_toolchains import with_compose_overlay
+    from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_runner import trial_network_overlay
     # The same key as docs/agents.md's overlay: both in one job merge into one network of the main container.
     assert trial_network_overlay("aisbench-model") == {
         "services": {"main": {"networks": ["model"]}},

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""The image ID of a docker save archive (module_utils/image_archive.py), its filter and docker_engine_state's
+"""The image ID of a docker save archive (module_utils/_image_archive.py), its filter and docker_engine_state's
 archives option: on a real `docker save` tar of a tiny imported image (when an engine answers here) in the layout
 this engine writes, the same image rewritten in the other layout (legacy <id>.json / OCI blobs/sha256/<id>), and
 hand-made broken archives."""
@@ -17,7 +17,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.aisbench.agent_runtime.plugins.filter.image_archive import FilterModule
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import image_archive
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _image_archive as image_archive
 from ansible_collections.aisbench.agent_runtime.plugins.modules import docker_engine_state
 
 IMAGE_ID = FilterModule().filters()["image_archive_id"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.env_file import render_env_file
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._env_file import render_env_file
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER = ROOT / "roles/runtime_image/files/aisbench-model-gateway"

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Pure check logic of plugins/module_utils/preflight.py."""
+"""Pure check logic of plugins/module_utils/_preflight.py."""
 
 import os
 import sys
@@ -11,8 +11,8 @@ COLLECTIONS = Path(__file__).resolve().parents[2] / ".cache" / "collections"
 if str(COLLECTIONS) not in sys.path:
     sys.path.insert(0, str(COLLECTIONS))
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import preflight as pf  # noqa: E402
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import registry  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _preflight as pf  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _registry as registry  # noqa: E402
 
 GIB = 1024 ** 3
 

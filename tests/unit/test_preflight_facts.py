@@ -20,7 +20,7 @@ if str(COLLECTIONS) not in sys.path:
     sys.path.insert(0, str(COLLECTIONS))
 
 from ansible_collections.aisbench.agent_runtime.plugins.action import preflight_checks as action_plugin  # noqa: E402
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import preflight as pf  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _preflight as pf  # noqa: E402
 
 ROLE_NAMES = {"required": "preflight_required_checks", "registry_mirrors": "preflight_registry_mirrors",
               "docker_host": "preflight_docker_host", "python_min_version": "preflight_python_min_version",

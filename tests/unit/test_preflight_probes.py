@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Probes of plugins/module_utils/preflight.py against real sockets, servers and this host, and the
+"""Probes of plugins/module_utils/_preflight.py against real sockets, servers and this host, and the
 module + action plugin end to end through ansible-playbook on localhost."""
 
 import ctypes.util
@@ -20,8 +20,8 @@ COLLECTIONS = ROOT / ".cache" / "collections"
 if str(COLLECTIONS) not in sys.path:
     sys.path.insert(0, str(COLLECTIONS))
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import preflight as pf  # noqa: E402
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import registry  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _preflight as pf  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _registry as registry  # noqa: E402
 
 
 class _RegistryLikeHandler(http.server.BaseHTTPRequestHandler):

@@ -17,7 +17,7 @@ COLLECTIONS = os.path.join(ROOT, ".cache", "collections")
 MODULES = os.path.join(COLLECTIONS, "ansible_collections", "aisbench", "agent_runtime", "plugins", "modules")
 sys.path.insert(0, COLLECTIONS)
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import arch, binfmt  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _arch as arch, _binfmt as binfmt  # noqa: E402
 
 HOST = arch.qemu_arch(os.uname()[4])
 FOREIGN = "aarch64" if HOST != "aarch64" else "x86_64"
@@ -130,7 +130,7 @@ def test_info_refuses_an_unknown_arch(tmp_path):
 
 
 def test_handler_files_are_written_atomically_keeping_an_existing_files_mode(tmp_path):
-    """binfmt_handler's one file writer (write_path) goes through module_utils/atomic_file like every plugin."""
+    """binfmt_handler's one file writer (write_path) goes through module_utils/_atomic_file like every plugin."""
     from types import SimpleNamespace
 
     from ansible_collections.aisbench.agent_runtime.plugins.modules.binfmt_handler import Handler

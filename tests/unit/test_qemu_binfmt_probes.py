@@ -12,7 +12,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, ".cache", "collections"))
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import arch, binfmt  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _arch as arch, _binfmt as binfmt  # noqa: E402
 
 HOST = arch.qemu_arch(os.uname()[4])
 

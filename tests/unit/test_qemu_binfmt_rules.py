@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""plugins/module_utils/binfmt.py: rules, kernel entries, matching, hijacker detection."""
+"""plugins/module_utils/_binfmt.py: rules, kernel entries, matching, hijacker detection."""
 
 import glob
 import os
@@ -11,7 +11,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, ".cache", "collections"))
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import arch, binfmt  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _arch as arch, _binfmt as binfmt  # noqa: E402
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "qemu_binfmt")
 DEBIAN_RULES = sorted(glob.glob(os.path.join(FIXTURES, "debian13-binfmt.d", "*.conf")))

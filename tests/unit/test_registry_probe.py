@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""plugins/module_utils/registry.py against real TLS servers on this host: a private CA, Basic and Bearer
+"""plugins/module_utils/_registry.py against real TLS servers on this host: a private CA, Basic and Bearer
 registries, the wrong CA, no CA, a closed port; and the checks preflight builds from the probes."""
 
 import base64
@@ -24,8 +24,8 @@ from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
 from cryptography.x509.oid import NameOID  # noqa: E402
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import preflight as pf  # noqa: E402
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import registry  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _preflight as pf  # noqa: E402
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _registry as registry  # noqa: E402
 
 USER, PASSWORD = "aisbench-ci", "right-password"
 NAMES = {"registry_ca_files": "docker_engine_registry_ca_certificates", "registry_logins": "docker_engine_registry_logins"}

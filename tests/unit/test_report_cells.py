@@ -9,8 +9,9 @@ import io
 
 import pytest
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import fleet_report, harbor_results
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.report_cells import (
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils import _fleet_report as fleet_report
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _harbor_results as harbor_results
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._report_cells import (
     CSV_FORMULA_STARTS,
     csv_cell,
     md_escape,

@@ -7,7 +7,7 @@ import re
 import pytest
 from ansible.errors import AnsibleFilterError
 from ansible_collections.aisbench.agent_runtime.plugins.filter.runtime_contract import FilterModule
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import runtime_contract as rc
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _runtime_contract as rc
 
 FILTERS = FilterModule().filters()
 

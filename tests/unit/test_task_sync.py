@@ -6,7 +6,7 @@ import stat
 import tarfile
 
 import pytest
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import task_sync as ts
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _task_sync as ts
 from local_play import run_tasks
 
 

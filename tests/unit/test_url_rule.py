@@ -1,4 +1,4 @@
-"""The one URL rule and the one Docker-endpoint rule (module_utils/validation.py) and the test plugins roles use."""
+"""The one URL rule and the one Docker-endpoint rule (module_utils/_validation.py) and the test plugins roles use."""
 
 import json
 import os
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._validation import (
     docker_host_problem,
     http_url_problem,
     registry_host_problem,

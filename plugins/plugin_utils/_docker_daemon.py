@@ -16,7 +16,7 @@ import posixpath
 import re
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._validation import (
     http_url_problem,
     registry_host_problem,
     registry_problem,

@@ -44,8 +44,8 @@ import stat
 import time
 from datetime import datetime
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.report_cells import csv_cell, md_escape, md_table
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._atomic_file import atomic_write
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._report_cells import csv_cell, md_escape, md_table
 
 KEYWORD_ALL = "all"
 KEYWORD_LATEST = "latest"

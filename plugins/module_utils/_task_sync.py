@@ -18,7 +18,7 @@ import shutil
 import stat
 import tarfile
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._atomic_file import atomic_write
 
 MARKER_SUFFIX = ".task-sync.json"
 CHUNK = 1024 * 1024

@@ -19,7 +19,7 @@ import os
 import stat
 import struct
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.arch import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._arch import (
     ARCHES,
     UnknownArchError,
     arch_from_elf,

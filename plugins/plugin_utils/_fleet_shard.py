@@ -31,12 +31,12 @@ import json
 import os
 import re
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_results import (
     DEFAULT_AGENT,
     build_evals,
     read_regular_file,
 )
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_runner import JOB_NAME_MAX
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_runner import JOB_NAME_MAX
 
 PLAN_FILE = "shard-plan.json"
 PLAN_FORMAT = 1

@@ -27,12 +27,12 @@ import stat
 import subprocess
 import time
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.agent_toolchains import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._agent_toolchains import (
     LABEL_AGENT,
     parse_toolchain_volumes,
 )
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_write
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import CANCELLED_ERROR, DEFAULT_AGENT
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._atomic_file import atomic_write
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_results import CANCELLED_ERROR, DEFAULT_AGENT
 
 # One safe path component: no separators, no "..", no spaces, no leading "-" or ".".
 JOB_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*\Z")

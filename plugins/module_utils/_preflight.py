@@ -31,9 +31,9 @@ except ImportError:  # pragma: no cover - Python 2 is not supported on targets
     http_client = None
 
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _engine_api as engine_api
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils import registry
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _registry as registry
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils._engine_api import parse_docker_host  # noqa: F401
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.validation import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._validation import (
     docker_host_problem,
     http_url_problem,
     registry_host_problem,

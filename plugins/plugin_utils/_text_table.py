@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: aisbench maintainers
 # Apache License 2.0
-"""Fixed-width text tables, shared by the fleet report (module_utils/fleet_report.py) and the status_table filter.
+"""Fixed-width text tables, shared by the fleet report (plugin_utils/_fleet_report.py) and the status_table filter.
 
 A module of its own so that the filter does not import the fleet report: Ansible loads every filter file of a
 collection, and what they import, in each task's worker that uses any one of its filters.

@@ -32,17 +32,17 @@ import math
 import os
 import re
 
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.atomic_file import atomic_symlink, atomic_write
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.fleet_shard import MISSING_EXCEPTION, PLAN_FILE
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.harbor_results import (
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._atomic_file import atomic_symlink, atomic_write
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_results import (
     STEP_PHASES,
     TOKEN_FIELDS,
     format_steps,
     per_completed,
     read_regular_file,
 )
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.report_cells import csv_cell, md_escape, md_table
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils.text_table import text_table
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._report_cells import csv_cell, md_escape, md_table
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils._fleet_shard import MISSING_EXCEPTION, PLAN_FILE
+from ansible_collections.aisbench.agent_runtime.plugins.plugin_utils._text_table import text_table
 
 REPORT_FORMAT_VERSION = 2
 # Earlier reports still read as previous nights and history (their pass@1 left cancelled trials out).
