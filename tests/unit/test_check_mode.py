@@ -150,6 +150,22 @@ def test_reads_of_the_host(tmp_path):
     assert_unchanged(results, "binfmt")
 
 
+def test_the_roles_one_round_trip_reads(tmp_path):
+    """runtime_container_state and engine_objects_info only read (the host's files, this machine's engine): unchanged
+    in check mode, and both say check mode."""
+    (tmp_path / "jobs").mkdir()
+    state = ("""      aisbench.agent_runtime.runtime_container_state: {container: aisbench-check-mode-none, """
+             """image: "aisbench-test/none:0", dirs: [{key: jobs, path: "%s"}], files: [{key: f, dest: "%s"}]}"""
+             % (tmp_path / "jobs", tmp_path / "none.txt"))
+    objects = """      aisbench.agent_runtime.engine_objects_info: {images: ["aisbench-test/none:0"], volumes: [aisbench-none]}"""
+    play = twice_in_check_mode("state", state) + twice_in_check_mode("objects", objects)
+    results = run_tasks(tmp_path, play, ["state_check1", "state_check2", "objects_check1", "objects_check2"])
+    assert_unchanged(results, "state")
+    assert_unchanged(results, "objects")
+    assert results["state_check1"]["check_mode"] is True and results["objects_check2"]["check_mode"] is True
+    assert results["objects_check1"]["volumes"] == {"aisbench-none": None}
+
+
 @pytest.mark.skipif(not docker_engine_answers(), reason="no Docker engine answers here")
 def test_the_docker_engine(tmp_path):
     """docker_engine_check (run: its probe image imported for real first; busy) and docker_engine_state on this

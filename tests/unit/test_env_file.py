@@ -21,9 +21,14 @@ ROUND_TRIP = {"OPENAI_API_KEY": "sk-it's a \\ back\\\\slash", "B": "plain", "C":
 
 
 def api_key_task():
-    tasks = yaml.safe_load((ROLE / "tasks/present.yml").read_text())
+    tasks = yaml.safe_load((ROLE / "tasks/apply.yml").read_text())
     (task,) = [t for t in tasks if t.get("name") == "Write the API-key file from runtime_container_api_keys"]
     return task
+
+
+def api_key_header():
+    """The header the role writes and hashes (vars/main.yml: one definition for the write and its digest)."""
+    return yaml.safe_load((ROLE / "vars/main.yml").read_text())["_runtime_container_api_key_header"]
 
 
 def test_both_styles_and_their_refusals():
@@ -107,7 +112,7 @@ def test_runtime_container_renders_api_key_env_through_the_filter():
 
 def test_api_key_env_bytes_are_the_old_templates():
     """The bytes the role's former api_key.env.j2 wrote (checked against ansible.builtin.template when it moved)."""
-    header = api_key_task()["vars"]["_runtime_container_api_key_header"]
+    header = api_key_header()
     text = env_file({"Z_KEY": "z", "A_KEY": "it's \\ #"}, "dotenv", header=header)
     assert text == (
         "# Managed by Ansible (aisbench.agent_runtime.runtime_container); changes here are overwritten.\n"

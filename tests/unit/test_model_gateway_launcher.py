@@ -23,11 +23,12 @@ LAUNCHER = ROOT / "roles/runtime_image/files/aisbench-model-gateway"
 
 def key_file_text(keys):
     """api_key.env as the runtime_container role writes it: the collection's env-file rule (dotenv) with the header
-    of the role's own task (roles/runtime_container/tasks/present.yml)."""
-    tasks = yaml.safe_load((ROOT / "roles/runtime_container/tasks/present.yml").read_text())
+    of the role's own task (roles/runtime_container/tasks/apply.yml, its header from vars/main.yml)."""
+    tasks = yaml.safe_load((ROOT / "roles/runtime_container/tasks/apply.yml").read_text())
     task = next(task for task in tasks if task.get("name") == "Write the API-key file from runtime_container_api_keys")
     assert "env_file('dotenv', header=_runtime_container_api_key_header)" in task["ansible.builtin.copy"]["content"]
-    return render_env_file(keys, "dotenv", header=task["vars"]["_runtime_container_api_key_header"])
+    header = yaml.safe_load((ROOT / "roles/runtime_container/vars/main.yml").read_text())["_runtime_container_api_key_header"]
+    return render_env_file(keys, "dotenv", header=header)
 
 
 @pytest.fixture

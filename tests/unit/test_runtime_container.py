@@ -87,20 +87,20 @@ def test_harbor_jobs_prints_nothing_without_jobs():
 
 
 def container_env(**overrides):
-    """The container environment as the role computes it (present.yml's expression, defaults/main.yml's values)."""
+    """The container environment as the role computes it (plan.yml's expression, defaults/main.yml's values)."""
     import yaml  # pylint: disable=import-outside-toplevel
 
-    tasks = yaml.safe_load((ROLE / "tasks/present.yml").read_text())
+    tasks = yaml.safe_load((ROLE / "tasks/plan.yml").read_text())
     expression = next(task["vars"]["_runtime_container_env_all"] for task in tasks
                       if "_runtime_container_env_all" in task.get("vars", {}))
-    # validate.yml renders the inner daemon.json and works out the task platform before present.yml.
+    # validate.yml renders the inner daemon.json and works out the task platform before plan.yml.
     variables = dict(yaml.safe_load((ROLE / "defaults/main.yml").read_text()), _runtime_container_dind=True,
                      _runtime_container_daemon_json={}, _runtime_container_task_platform="")
     variables.update(overrides)
     return Templar(loader=DataLoader(), variables=variables).template(trust_as_template(expression))
 
 
-# validate.yml's task platform and present.yml's environment on a host of an architecture, rendered in a fresh
+# validate.yml's task platform and plan.yml's environment on a host of an architecture, rendered in a fresh
 # interpreter whose plugin loader knows the collection (its filters are called by FQCN).
 PLATFORM_ENV_SCRIPT = """
 import json, sys
@@ -114,7 +114,7 @@ init_plugin_loader([collections])
 platform = next(task["ansible.builtin.set_fact"]["_runtime_container_task_platform"]
                 for task in yaml.safe_load((role / "tasks/validate.yml").read_text())
                 if "_runtime_container_task_platform" in (task.get("ansible.builtin.set_fact") or {}))
-env = next(task["vars"]["_runtime_container_env_all"] for task in yaml.safe_load((role / "tasks/present.yml").read_text())
+env = next(task["vars"]["_runtime_container_env_all"] for task in yaml.safe_load((role / "tasks/plan.yml").read_text())
            if "_runtime_container_env_all" in task.get("vars", {}))
 variables = dict(yaml.safe_load((role / "defaults/main.yml").read_text()), _runtime_container_dind=True,
                  _runtime_container_daemon_json={}, ansible_facts={"architecture": architecture},
