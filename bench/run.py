@@ -16,7 +16,9 @@
 7. trial-overhead: Harbor's phase times of oracle trials on the sample task and on a large many-layer image, in
    runtime containers whose inner engine runs vfs and overlay2, alternated in one run, with the time to get the
    images there and probes of the docker commands a trial runs (bench/trial_overhead.py).
-8. toolchains: a host's first provisioning with its agent toolchain pulled from the site registry (baked once by a
+8. trial-throughput: oracle trials per minute in one runtime container at several concurrencies (one Harbor job
+   each), from Harbor's result.json files, with the container's CPU seconds per trial (bench/trial_throughput.py).
+9. toolchains: a host's first provisioning with its agent toolchain pulled from the site registry (baked once by a
    build host) against baking it itself, on the registry scenario's targets and registries (bench/toolchains.py).
 
 Targets are privileged containers from aisbench-test/debian-systemd:13 (systemd PID 1) on this
@@ -55,6 +57,7 @@ import task_sync_bench  # noqa: E402  pylint: disable=wrong-import-position
 import shard as shard_bench  # noqa: E402  pylint: disable=wrong-import-position
 import toolchains as toolchains_bench  # noqa: E402  pylint: disable=wrong-import-position
 import trial_overhead  # noqa: E402  pylint: disable=wrong-import-position
+import trial_throughput  # noqa: E402  pylint: disable=wrong-import-position
 
 TARGET_IMAGE = "aisbench-test/debian-systemd:13"
 PREFIX = "aisbench-bench-"
@@ -929,6 +932,9 @@ def render_markdown(results):
     overhead = results.get("trial_overhead")
     if overhead:
         out += trial_overhead.render(overhead, _part_load(overhead) + _measured(overhead))
+    throughput = results.get("trial_throughput")
+    if throughput:
+        out += trial_throughput.render(throughput, _part_load(throughput) + _measured(throughput))
     toolchains = results.get("toolchains")
     if toolchains:
         out += toolchains_bench.render(toolchains, _part_load(toolchains) + _measured(toolchains))
@@ -967,6 +973,9 @@ def render_markdown(results):
         "The probes are the docker and docker compose commands a trial's environment runs, timed one by one in the "
         "same runtime container: their sum is the floor Harbor's Docker environment can reach on that engine; the "
         "load of the shared machine stretches every one of them.",
+        "- **trial throughput**: the concurrency Harbor runs trials at in one runtime container against what the "
+        "machine can do: once the cores are busy, more concurrency makes every trial longer, not the job shorter; "
+        "the CPU seconds per trial (from the container's cgroup) set the ceiling, cores × 60 over them.",
         "- **harbor_job_info memory**: peak Python heap (tracemalloc), not the RSS. All three hold the parsed "
         "job-level file; harbor_job_info also holds the map of every trial's outcome (and with `details: true` "
         "every trial's record), so its peak is several times the seed's.",
@@ -1027,6 +1036,20 @@ def parse_args(argv=None):
     parser.add_argument("--overhead-big-layers", type=int, default=20, help="RUN layers of the big image (default: 20)")
     parser.add_argument("--overhead-probe-repeat", type=int, default=2,
                         help="runs of the docker/compose probes per engine and image (default: 2)")
+    parser.add_argument("--skip-trial-throughput", action="store_true")
+    parser.add_argument("--throughput-concurrency", default="1,8,32",
+                        help="trial-throughput: concurrencies, one Harbor job each (default: 1,8,32)")
+    parser.add_argument("--throughput-trials", type=int, default=48,
+                        help="trial-throughput: trials per concurrency, rounded up to a multiple of its 3 tasks "
+                             "(default: 48: the whole part took 10 min on this 2-core machine, 6.5 min with 33)")
+    parser.add_argument("--throughput-big-mb", type=int, default=256,
+                        help="trial-throughput: random data in the big task's image, MiB (default: 256)")
+    parser.add_argument("--throughput-big-layers", type=int, default=8,
+                        help="trial-throughput: RUN layers of the big task's image (default: 8)")
+    parser.add_argument("--skip-throughput-trace", action="store_true",
+                        help="trial-throughput: no traced job (every docker CLI run timed) at the highest concurrency")
+    parser.add_argument("--skip-throughput-variant", action="store_true",
+                        help="trial-throughput: no side-by-side jobs with GOGC=400 in a second runtime container")
     parser.add_argument("--agent-attempts", type=int, default=2, help="baked trials per agent (default: 2)")
     parser.add_argument("--output", default=os.path.join(ROOT, "docs", "performance.md"),
                         help="Markdown report, or a JSON copy of the results if the path ends in .json")
@@ -1046,6 +1069,9 @@ def parse_args(argv=None):
     if unknown:
         parser.error("--connections: unknown %s (choose from %s)" % (", ".join(sorted(unknown)), ", ".join(CONNECTIONS)))
     args.harbor_sizes = [int(size) for size in args.harbor_sizes.split(",") if size.strip()]
+    args.throughput_concurrency = sorted({int(size) for size in args.throughput_concurrency.split(",") if size.strip()})
+    if not args.throughput_concurrency or min(args.throughput_concurrency) < 1:
+        parser.error("--throughput-concurrency: one or more concurrencies of at least 1")
     return args
 
 
@@ -1119,6 +1145,16 @@ def main(argv=None):
                                             args.overhead_big_mb, args.overhead_big_layers, log,
                                             probe_repeat=args.overhead_probe_repeat)
         results["trial_overhead"] = dict(rows, measured_at=now(), command=command, load=[before, load_snapshot()])
+        save()
+    if not args.skip_trial_throughput:
+        before = load_snapshot()
+        rows = trial_throughput.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-throughput"),
+                                              args.throughput_concurrency, args.throughput_trials,
+                                              args.throughput_big_mb, args.throughput_big_layers, log,
+                                              trace=not args.skip_throughput_trace,
+                                              variant=not args.skip_throughput_variant)
+        results["trial_throughput"] = dict(rows, measured_at=now(), command=command, commit=commit,
+                                           load=[before, load_snapshot()])
         save()
     if not args.skip_toolchains:
         before = load_snapshot()

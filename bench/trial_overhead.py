@@ -119,21 +119,22 @@ def big_image_dockerfile(total_mb, layers, base=SAMPLE_IMAGE):
     return "\n".join(lines) + "\n"
 
 
-def big_task_toml(sample_toml):
+def big_task_toml(sample_toml, name="aisbench-bench/overhead-big"):
     """The sample task's task.toml under the big task's name (same timeouts, so only the image differs)."""
     old = 'name = "aisbench-sample/hello-pass"'
     if old not in sample_toml:
         raise ValueError("the sample task.toml does not name aisbench-sample/hello-pass")
-    return sample_toml.replace(old, 'name = "aisbench-bench/overhead-big"').replace(
+    return sample_toml.replace(old, 'name = "%s"' % name).replace(
         # Building FROM a large image on vfs copies it: more than the sample's 120 s on a loaded machine.
         "build_timeout_sec = 120.0", "build_timeout_sec = 900.0")
 
 
-def overhead_times(result):
-    """agents.trial_times of one trial result, plus its task, the remainder (total minus the four phases: trial
-    start, healthcheck, log transfers, the environment's stop) and the overhead (total minus agent and verifier)."""
+def overhead_times(result, tasks=None):
+    """agents.trial_times of one trial result, plus its task (short name from `tasks`, default TASKS), the remainder
+    (total minus the four phases: trial start, healthcheck, log transfers, the environment's stop) and the overhead
+    (total minus agent and verifier)."""
     row = agents.trial_times(result)
-    row["task"] = TASKS.get(result.get("task_name"), result.get("task_name"))
+    row["task"] = (TASKS if tasks is None else tasks).get(result.get("task_name"), result.get("task_name"))
     if row["total"] is None:
         row["remainder"] = row["overhead"] = None
         return row
