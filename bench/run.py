@@ -946,8 +946,14 @@ def render_markdown(results):
         "controller's render, the engine's state, the image, binfmt state) without changing anything: `changed` "
         "must be 0. docker_engine reads its whole state in one module run and runs the template, dockerd's "
         "validation and the engine waits only when something differs; that read also covers runtime_image's image "
-        "and archive, so runtime_image decides from it when docker_engine changed nothing. The rerun makes two "
-        "module runs on the target, the facts play one.",
+        "and archive, so runtime_image decides from it when docker_engine changed nothing. runtime_container reads "
+        "its host directories and files (against the controller's digests), the container, its image and the socket "
+        "in one module run (`runtime_container_state`) and compares, writes, starts or waits only for what differs "
+        "(an unchanged container the engine's HEALTHCHECK calls healthy is taken as it is); baked_images reads every "
+        "image and toolchain volume it decides from in one (`engine_objects_info`). The whole rerun makes four "
+        "module runs on the target (preflight, docker_engine, runtime_container, baked_images), the subset two, "
+        "the facts play one; the rest of its time is ansible-core's fixed cost per task (a worker process per task "
+        "and host, skipped tasks included), which the task counts in the notes above show.",
         "- **per target**: with forks ≥ targets the hosts run in parallel, so the per-target time should fall as "
         "the fleet grows until the CPU is saturated: here the controller and every target share 2 cores, so the "
         "fleet rerun's wall time cannot fall below its CPU seconds (controller + targets, from the cgroups) over 2; "
