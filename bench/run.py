@@ -597,7 +597,7 @@ def _render_single(single):
     out = [
         "## Idempotent rerun of site.yml (one target)",
         "",
-        "site.yml with `%s` on a fresh target per connection, as users run it: every role. Docker from .deb files "
+        "site.yml %s on a fresh target per connection, as users run it: every role. Docker from .deb files "
         "(`docker_engine_source: offline`), the runtime image loaded from its tar (`runtime_image_source: load`), "
         "the runtime container in dind mode with the sample matrix and an API key, the two sample cases' L1 bases "
         "and the four agents' toolchains (mini-swe-agent, qwen-coder, aider, openhands) loaded from their tars into "
@@ -605,7 +605,8 @@ def _render_single(single):
         "earlier versions of this page measured (preflight, docker_engine, qemu_binfmt, runtime_image). The whole "
         "rerun, the subset rerun and the baseline (`bench/facts.yml`: connect, become, gather facts) alternate in "
         "each round; the best of %d is kept." % (
-            " ".join(tag_args(first["tags"], first["skip_tags"])) or "no tag filter",
+            "with `%s`" % " ".join(tag_args(first["tags"], first["skip_tags"]))
+            if tag_args(first["tags"], first["skip_tags"]) else "without a tag filter",
             " ".join((first.get("subset") or {}).get("args") or []) or "-", len(first["reruns"])),
         "",
         "| connection | run | wall time | changed | vs. facts play |",

@@ -92,7 +92,7 @@ def test_render_markdown_tables_come_from_the_results(bench):
     assert "subset (`" not in text.split("| docker exec + sudo | first run")[1].split("\n\n")[0]
     assert "SSH + sudo: whole reruns 24.0 s, 20.0 s (changed: 0, 0); subset reruns 9.0 s, 8.0 s (changed: 0, 0;" in text
     assert "| role | SSH + sudo | docker exec + sudo |\n|---|---:|---:|\n| docker_engine | 5.0 s | 3.0 s |" in text
-    assert "site.yml with `no tag filter` on a fresh target per connection, as users run it: every role." in text
+    assert "site.yml without a tag filter on a fresh target per connection, as users run it: every role." in text
     assert "## Fleet scaling (site.yml rerun on 1, 10 targets, SSH + sudo)" in text
     # 10 CPU seconds over 200 task runs (150 ok + 50 skipped across the 10 hosts).
     assert "| 10 | 40.0 s | 4.00x | 4.0 s | 0 | 8.0 s | 5.0x | 10.0 s | 0.050 s | 20.0 s |" in text
