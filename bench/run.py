@@ -1056,7 +1056,7 @@ def parse_args(argv=None):
     parser.add_argument("--skip-throughput-trace", action="store_true",
                         help="trial-throughput: no traced job (every docker CLI run timed) at the highest concurrency")
     parser.add_argument("--skip-throughput-variant", action="store_true",
-                        help="trial-throughput: no side-by-side jobs with GOGC=400 in a second runtime container")
+                        help="trial-throughput: no side-by-side jobs with Go's default GOGC in a second runtime container")
     parser.add_argument("--agent-attempts", type=int, default=2, help="baked trials per agent (default: 2)")
     parser.add_argument("--output", default=os.path.join(ROOT, "docs", "performance.md"),
                         help="Markdown report, or a JSON copy of the results if the path ends in .json")

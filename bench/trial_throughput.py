@@ -25,8 +25,8 @@ Then the highest concurrency once more with every docker CLI run Harbor makes ti
 only for that job and the warm-up): what a trial runs, how long each kind of command takes at concurrency 1 and at
 the highest one, and how long a trial waits before its build (the trace joined with its result.json). Probes
 (PROBE_SCRIPT) time single CLI runs: `docker compose` as Harbor spells it against the plugin binary called directly.
-Last, side by side at the highest concurrency, a second runtime container with GOGC=400 in its environment (a
-setting: runtime_container_env), jobs alternating default, GOGC, GOGC, default. Everything is named
+Last, side by side at the highest concurrency, a second runtime container without the Go GC target the role sets
+(runtime_container_go_gc; Go's own default), jobs alternating the role's default, Go's, Go's, the role's. Everything is named
 aisbench-bench-throughput-* and removed at the end (the job directories stay under the work directory).
 """
 
@@ -48,11 +48,25 @@ IMAGE = "aisbench/agent-runtime:0.26.0"
 PREFIX = "aisbench-bench-throughput-"
 CONTAINER = PREFIX + "runtime"
 VOLUME = CONTAINER + "-docker"
-# The side-by-side variant: the same runtime container with a Go GC setting in its environment (what
-# runtime_container_env sets), for every Go process in it: the docker and compose CLIs Harbor runs, dockerd,
-# containerd and the shims.
+# The runtime container gets the Go GC target the runtime_container role gives by default (runtime_container_go_gc,
+# read from the role's defaults: what users run); the side-by-side variant runs without it (Go's default, 100), for
+# every Go process in it: the docker and compose CLIs Harbor runs, dockerd, containerd and the shims.
+ROLE_DEFAULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "roles", "runtime_container",
+                             "defaults", "main.yml")
+
+
+def role_go_gc():
+    """runtime_container_go_gc from the role's defaults ("" when it leaves Go's default)."""
+    import yaml  # pylint: disable=import-outside-toplevel
+
+    with open(ROLE_DEFAULTS) as handle:
+        return str(yaml.safe_load(handle).get("runtime_container_go_gc") or "")
+
+
+ROLE_ENV = ("GOGC=%s" % role_go_gc(),) if role_go_gc() else ()
 VARIANT_CONTAINER = PREFIX + "gogc"
-VARIANT_ENV = ("GOGC=400",)
+VARIANT_ENV = ()
+VARIANT_SETTING = "GOGC unset (Go's default, 100)"
 SAMPLE_IMAGE = PREFIX + "sample-base:1"
 BIG_IMAGE = PREFIX + "big:1"
 SAMPLE_BASES = ("swebench/sample-hello-pass-base:latest", "swebench/sample-hello-fail-base:latest")
@@ -138,7 +152,7 @@ probes = [
     ("compose_exec", {}, ["docker", "compose"] + flags + ["exec", "main", "true"]),
     ("compose_exec_direct", {}, ["docker-compose"] + flags + ["exec", "main", "true"]),
     ("plugin_metadata", {}, ["/usr/libexec/docker/cli-plugins/docker-compose", "docker-cli-plugin-metadata"]),
-    ("compose_exec_gogc", {"GOGC": "400"}, ["docker", "compose"] + flags + ["exec", "main", "true"]),
+    ("compose_exec_gogc", {"GOGC": "100"}, ["docker", "compose"] + flags + ["exec", "main", "true"]),
     ("compose_cp", {}, ["docker", "compose"] + flags + ["cp", os.path.join(project, "compose.yaml"), "main:/tmp/"]),
     ("docker_info", {}, ["docker", "info", "--format", "{{.OSType}}"]),
     ("docker_exec", {}, ["docker", "exec", "throughput-probe-main-1", "true"]),
@@ -161,7 +175,7 @@ PROBE_LABELS = {
     "compose_exec": "`docker compose exec main true` (Harbor's spelling)",
     "compose_exec_direct": "`docker-compose exec main true` (the same plugin binary, called directly)",
     "plugin_metadata": "`docker-compose docker-cli-plugin-metadata` (what the docker CLI runs before each plugin run)",
-    "compose_exec_gogc": "`docker compose exec main true` with `GOGC=400`",
+    "compose_exec_gogc": "`docker compose exec main true` with `GOGC=100` (Go's default; the others run with the container's)",
     "compose_cp": "`docker compose cp FILE main:/tmp/`",
     "docker_info": "`docker info --format {{.OSType}}`",
     "docker_exec": "`docker exec CONTAINER true`",
@@ -422,6 +436,14 @@ def side_by_side_summary(side):
     return summary
 
 
+def _setting_label(side, setting):
+    """The side-by-side table's name of a setting: "default" is the role's (its GOGC, if any)."""
+    if setting == "default":
+        role = " ".join(side.get("role_env") or [])
+        return "the role's default (`%s`)" % role if role else "the role's default"
+    return "`%s`" % setting
+
+
 def side_by_side_markdown(section):
     side = section.get("side_by_side")
     if not side:
@@ -433,7 +455,7 @@ def side_by_side_markdown(section):
     for index, job in enumerate(side["jobs"], 1):
         summary, per_trial = job["summary"], job["cpu_per_trial"]
         out.append("| %d | %s | %d | %.1f | **%s** (%s) | %s | %s | %s | %s | %s |" % (
-            index, "`%s`" % job["setting"] if job["setting"] != "default" else "default", job["trials"],
+            index, _setting_label(side, job["setting"]), job["trials"],
             job["trials_per_minute"], _s(summary["overhead"]), _s(summary["overhead_max"]),
             _s(summary["environment_setup"]), _s(per_trial.get("total"), 2), _s(per_trial.get("clis"), 2),
             _s(per_trial.get("engine"), 2),
@@ -442,13 +464,14 @@ def side_by_side_markdown(section):
     default, other = means.get("default"), means.get(variant)
     memory = side.get("memory") or {}
     out += ["", "Peak resident memory of the inner engine after its jobs (VmHWM): %s." % "; ".join(
-        "%s: dockerd %s MiB, containerd %s MiB" % (setting if setting == "default" else "`%s`" % setting,
-                                                   peaks.get("dockerd"), peaks.get("containerd"))
+        "%s: dockerd %s MiB, containerd %s MiB" % (_setting_label(side, setting), peaks.get("dockerd"),
+                                                   peaks.get("containerd"))
         for setting, peaks in memory.items())]
     if default and other and default["total"] and other["total"]:
-        out += ["", "Mean of the two jobs each: CPU per trial %s by default, %s with `%s` (%+d%%; the CLIs %s → %s, "
+        out += ["", "Mean of the two jobs each: CPU per trial %s with %s, %s with %s (%+d%%; the CLIs %s → %s, "
                 "the engine %s → %s); %.1f vs %.1f trials/min." % (
-                    _s(default["total"], 2), _s(other["total"], 2), variant,
+                    _s(default["total"], 2), _setting_label(side, "default"), _s(other["total"], 2),
+                    _setting_label(side, variant),
                     round(100 * (other["total"] - default["total"]) / default["total"]), _s(default["clis"], 2),
                     _s(other["clis"], 2), _s(default["engine"], 2), _s(other["engine"], 2),
                     default["trials_per_minute"], other["trials_per_minute"])]
@@ -749,7 +772,7 @@ def run_benchmark(workdir, concurrencies, trials, big_mb, big_layers, log, trace
         prepare_tasks(tasks_dir)
         setup = {}
         setup["big_build_seconds"], setup["big_image_size"] = build_images(big_mb, big_layers, log)
-        setup.update(_setup_container(root, tasks_dir, log))
+        setup.update(_setup_container(root, tasks_dir, log, env=ROLE_ENV))
         warmup, _ = run_job(root, "throughput-%s-warmup" % run_id, 1, 1, log, traced=trace)
         for concurrency in concurrencies:
             level, level_rows = run_job(root, "throughput-%s-c%d" % (run_id, concurrency), concurrency, attempts, log)
@@ -766,12 +789,12 @@ def run_benchmark(workdir, concurrencies, trials, big_mb, big_layers, log, trace
             for index in (1, 2):
                 level, _ = run_job(variant_root, "throughput-%s-c%d-variant-%d" % (run_id, top, index), top, attempts,
                                    log, container=VARIANT_CONTAINER)
-                jobs.append(dict(level, setting=" ".join(VARIANT_ENV)))
+                jobs.append(dict(level, setting=VARIANT_SETTING))
             level, _ = run_job(root, "throughput-%s-c%d-again" % (run_id, top), top, attempts, log)
             jobs.append(dict(level, setting="default"))
-            side_by_side = {"env": list(VARIANT_ENV), "jobs": jobs,
+            side_by_side = {"env": [VARIANT_SETTING], "role_env": list(ROLE_ENV), "jobs": jobs,
                             "memory": {"default": engine_memory(CONTAINER),
-                                       " ".join(VARIANT_ENV): engine_memory(VARIANT_CONTAINER)}}
+                                       VARIANT_SETTING: engine_memory(VARIANT_CONTAINER)}}
     finally:
         cleanup(log)
     return {"image": IMAGE, "trials_per_level": attempts * len(TASKS), "attempts": attempts, "big_mb": big_mb,
@@ -830,15 +853,18 @@ def render(section, measured):
     side = side_by_side_markdown(section)
     if side:
         out += [
-            "### Side by side: `%s` in the runtime container's environment" % " ".join(section["side_by_side"]["env"]),
+            "### Side by side: the runtime container's Go GC target, %s against %s" % (
+                _setting_label(section["side_by_side"], "default"),
+                _setting_label(section["side_by_side"], " ".join(section["side_by_side"]["env"]))),
             "",
             "A setting, not a change to Harbor: the Go GC target of every Go process in the runtime container (the "
-            "docker and compose CLIs Harbor runs, and dockerd, containerd and the shims), what "
-            "`runtime_container_env: {GOGC: \"400\"}` gives a runtime container of the role. Short-lived CLIs "
+            "docker and compose CLIs Harbor runs, and dockerd, containerd and the shims), which the runtime_container "
+            "role sets with `runtime_container_go_gc` (the tables above ran with the role's default). Short-lived CLIs "
             "collect garbage less often; the engine keeps a larger heap. A second runtime container started the "
-            "same way with it, and the highest concurrency run in both, alternating (default, `%s` twice, "
-            "default), %d trials each; the first row is the table's own job." % (
-                " ".join(section["side_by_side"]["env"]), section["trials_per_level"]),
+            "same way with %s, and the highest concurrency run in both, alternating (the role's default, the other "
+            "twice, the role's default), %d trials each; the first row is the table's own job." % (
+                _setting_label(section["side_by_side"], " ".join(section["side_by_side"]["env"])),
+                section["trials_per_level"]),
             "",
         ] + side + [""]
     out += [

@@ -159,7 +159,7 @@ def section():
     probe = {"wall_ms": 100, "cli_cpu_ms": 50, "container_cpu_ms": 90}
     probes = {name: dict(probe) for name in trial_throughput.PROBES}
     probes["compose_exec_direct"]["cli_cpu_ms"] = 20
-    variant = dict(_level(8, 3), setting="GOGC=400")
+    variant = dict(_level(8, 3), setting="GOGC unset (Go's default, 100)")
     variant["cpu_per_trial"] = dict(variant["cpu_per_trial"], total=1.8, clis=0.8)
     return {"image": trial_throughput.IMAGE, "trials_per_level": 3, "attempts": 1, "big_mb": 256, "big_layers": 8,
             "cores": 2, "wall_seconds": 600.0,
@@ -167,10 +167,11 @@ def section():
                       "load_seconds": {"sample": 4.0, "big": 6.0}},
             "warmup": _level(1, 1, trace), "levels": levels, "traced": _level(8, 3, trace), "probes": probes,
             "probe_repeat": 15,
-            "side_by_side": {"env": ["GOGC=400"], "jobs": [dict(levels[-1], setting="default"), variant,
-                                                             variant, dict(levels[-1], setting="default")],
+            "side_by_side": {"env": ["GOGC unset (Go's default, 100)"], "role_env": ["GOGC=400"],
+                             "jobs": [dict(levels[-1], setting="default"), variant,
+                                      variant, dict(levels[-1], setting="default")],
                              "memory": {"default": {"dockerd": 150, "containerd": 50},
-                                        "GOGC=400": {"dockerd": 200, "containerd": 60}}}}
+                                        "GOGC unset (Go's default, 100)": {"dockerd": 200, "containerd": 60}}}}
 
 
 def test_summarize_level_counts_outcomes_cpu_and_rate():
@@ -196,9 +197,9 @@ def test_render_has_the_tables_and_the_computed_findings():
     assert "the docker / compose CLIs 1.00 s, the engine (dockerd, containerd, shims) 0.70 s" in text
     assert "cost 30 ms on each of a trial's 18 compose runs, 0.54 s per trial (27% of the 2.00 s" in text
     assert "takes 3.50 s median, 9.25 s max, at concurrency 8 (3.50 s at concurrency 1)" in text
-    assert "### Side by side: `GOGC=400`" in text
-    assert "CPU per trial 2.00 s by default, 1.80 s with `GOGC=400` (-10%" in text
-    assert "`GOGC=400`: dockerd 200 MiB, containerd 60 MiB" in text
+    assert "### Side by side: the runtime container's Go GC target, the role's default (`GOGC=400`) against `GOGC unset" in text
+    assert "CPU per trial 2.00 s with the role's default (`GOGC=400`), 1.80 s with `GOGC unset (Go's default, 100)` (-10%" in text
+    assert "`GOGC unset (Go's default, 100)`: dockerd 200 MiB, containerd 60 MiB" in text
     assert "Whole part: 600 s. Measured now." in text
 
 
