@@ -399,9 +399,10 @@ def markdown(section):
             runs = next(cell["per_trial"] for cell in reversed(cells) if cell)
             out.append("| `%s` | %s | %s |" % (kind, ("%.2f" % runs).rstrip("0").rstrip("."), " | ".join(
                 "%.2f (%.2f)" % (cell["median"], cell["max"]) if cell else "-" for cell in cells)))
-        out.append("| all, seconds per trial (runs) | | %s |" % " | ".join(
-            "%.1f s (%.1f runs, %.1f compose)" % (level["trace"]["seconds_per_trial"], level["trace"]["runs_per_trial"],
-                                                 level["trace"]["compose_runs_per_trial"]) for level in traces))
+        cells = ["%.1f s (%.1f runs, %.1f compose)" % (
+            level["trace"]["seconds_per_trial"], level["trace"]["runs_per_trial"],
+            level["trace"]["compose_runs_per_trial"]) for level in traces]
+        out.append("| all, seconds per trial (runs) | | %s |" % " | ".join(cells))
     return "\n".join(out)
 
 
@@ -415,8 +416,8 @@ def probe_markdown(section):
     for probe in PROBES:
         if probe in probes:
             row = probes[probe]
-            out.append("| %s | %d ms | %d ms | %d ms |" % (PROBE_LABELS[probe], row["wall_ms"], row["cli_cpu_ms"],
-                                                          row["container_cpu_ms"]))
+            out.append("| %s | %d ms | %d ms | %d ms |" % (
+                PROBE_LABELS[probe], row["wall_ms"], row["cli_cpu_ms"], row["container_cpu_ms"]))
     return out
 
 
@@ -542,14 +543,15 @@ def findings(section):
         commands = trace["commands"]
         slowest = sorted(commands, key=lambda kind: -commands[kind]["seconds_per_trial"])[:3]
         total = traced.get("total_mean") or traced["summary"]["total"]
+        slowest_text = ", ".join("`%s` (%s × %.2f s)" % (
+            kind, ("%.1f" % commands[kind]["per_trial"]).rstrip("0").rstrip("."), commands[kind]["median"])
+            for kind in slowest)
         lines.append(
             "A trial runs %.0f docker CLI commands (%.0f of them `docker compose`, each a fresh CLI and plugin "
             "process): at concurrency %d they take %s per trial (mean) of the traced trials' %s, most in %s. Every "
             "command's time stretches with the load (%s)." % (
                 trace["runs_per_trial"], trace["compose_runs_per_trial"], traced["concurrency"],
-                _s(trace["seconds_per_trial"]), _s(total), ", ".join(
-                    "`%s` (%s × %.2f s)" % (kind, ("%.1f" % commands[kind]["per_trial"]).rstrip("0").rstrip("."),
-                                           commands[kind]["median"]) for kind in slowest),
+                _s(trace["seconds_per_trial"]), _s(total), slowest_text,
                 ", ".join("`%s` %.2f s → %.2f s" % (kind, warm["commands"][kind]["median"], commands[kind]["median"])
                           for kind in slowest if warm and kind in warm["commands"]) or "no warm-up trace"))
         wait, warm_wait = trace.get("build_wait"), (warm or {}).get("build_wait")
@@ -681,11 +683,11 @@ def run_job(root, job_name, concurrency, attempts, log, traced=False, env=(), co
             "-o", INSIDE + "/jobs", "-y", "-q"]
     env = [arg for pair in env for arg in ("-e", pair)]
     if traced:
-        env += ["-e", "PATH=%s:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" % TRACE_DIR,
-               "-e", "AISBENCH_TRACE_LOG=%s/jobs/%s.trace" % (INSIDE, job_name)]
+        env += ["-e", "PATH=%s:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" % TRACE_DIR]
+        env += ["-e", "AISBENCH_TRACE_LOG=%s/jobs/%s.trace" % (INSIDE, job_name)]
     container_id = docker("inspect", "-f", "{{.Id}}", container).stdout.strip()
-    log("trial-throughput: %s: %d trials, %d at a time%s" % (job_name, attempts * len(TASKS), concurrency,
-                                                              ", traced" if traced else ""))
+    traced_text = ", traced" if traced else ""
+    log("trial-throughput: %s: %d trials, %d at a time%s" % (job_name, attempts * len(TASKS), concurrency, traced_text))
     load = [round(os.getloadavg()[0], 2)]
     before = cpu_counters(container_id)
     started = time.perf_counter()
@@ -773,13 +775,13 @@ def run_benchmark(workdir, concurrencies, trials, big_mb, big_layers, log, trace
         setup = {}
         setup["big_build_seconds"], setup["big_image_size"] = build_images(big_mb, big_layers, log)
         setup.update(_setup_container(root, tasks_dir, log, env=ROLE_ENV))
-        warmup, _ = run_job(root, "throughput-%s-warmup" % run_id, 1, 1, log, traced=trace)
+        warmup = run_job(root, "throughput-%s-warmup" % run_id, 1, 1, log, traced=trace)[0]
         for concurrency in concurrencies:
             level, level_rows = run_job(root, "throughput-%s-c%d" % (run_id, concurrency), concurrency, attempts, log)
             levels.append(level)
             rows += [dict(row, concurrency=concurrency) for row in level_rows]
         if trace:
-            traced, _ = run_job(root, "throughput-%s-c%d-traced" % (run_id, top), top, attempts, log, traced=True)
+            traced = run_job(root, "throughput-%s-c%d-traced" % (run_id, top), top, attempts, log, traced=True)[0]
         probes = run_probes(probe_repeat)
         log("trial-throughput: probes %s" % json.dumps(probes))
         if variant:
@@ -787,10 +789,10 @@ def run_benchmark(workdir, concurrencies, trials, big_mb, big_layers, log, trace
             run_job(variant_root, "throughput-%s-variant-warmup" % run_id, 1, 1, log, container=VARIANT_CONTAINER)
             jobs = [dict(levels[-1], setting="default")]
             for index in (1, 2):
-                level, _ = run_job(variant_root, "throughput-%s-c%d-variant-%d" % (run_id, top, index), top, attempts,
-                                   log, container=VARIANT_CONTAINER)
+                level = run_job(variant_root, "throughput-%s-c%d-variant-%d" % (run_id, top, index), top, attempts,
+                                log, container=VARIANT_CONTAINER)[0]
                 jobs.append(dict(level, setting=VARIANT_SETTING))
-            level, _ = run_job(root, "throughput-%s-c%d-again" % (run_id, top), top, attempts, log)
+            level = run_job(root, "throughput-%s-c%d-again" % (run_id, top), top, attempts, log)[0]
             jobs.append(dict(level, setting="default"))
             side_by_side = {"env": [VARIANT_SETTING], "role_env": list(ROLE_ENV), "jobs": jobs,
                             "memory": {"default": engine_memory(CONTAINER),

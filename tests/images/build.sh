@@ -47,6 +47,8 @@ if ! have local/busybox:latest; then
   echo "images: local/busybox:latest built"
 fi
 
+# The images may outlive the work directory (a kept Docker data root, a cleaned /var/tmp).
+mkdir -p "$work"
 for version in 12 13; do
   minbase_tar="$work/debian-$version-minbase.tar"
   minbase_id=$(docker image inspect -f '{{.Id}}' "local/debian:$version-minbase")
