@@ -14,7 +14,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils import _age
 ROOT = Path(__file__).resolve().parents[2]
 ROLE = ROOT / "roles/baked_images"
 DEFAULTS = yaml.safe_load((ROLE / "defaults/main.yml").read_text())
-RECIPES = yaml.safe_load((ROLE / "vars/main.yml").read_text())["__baked_images_agent_recipes"]
+RECIPES = yaml.safe_load((ROLE / "vars/main.yml").read_text())["_baked_images_agent_recipes"]
 VERSIONS = DEFAULTS["baked_images_agent_versions"]
 TEMPLATE = str(ROLE / "templates/toolchain.Dockerfile.j2")
 BUILDER = str(ROLE / "files/aisbench-toolchain")

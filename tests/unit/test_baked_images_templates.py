@@ -12,7 +12,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils._agent_tool
 ROLE = Path(__file__).resolve().parents[2] / "roles/baked_images"
 DEFAULTS = yaml.safe_load((ROLE / "defaults/main.yml").read_text())
 ROLE_VARS = yaml.safe_load((ROLE / "vars/main.yml").read_text())
-RECIPES = ROLE_VARS["__baked_images_agent_recipes"]
+RECIPES = ROLE_VARS["_baked_images_agent_recipes"]
 AGENTS = ("aider", "mini-swe-agent", "openhands", "qwen-coder")
 
 
@@ -23,7 +23,7 @@ def render(path, **overrides):
         baked_images_case={"dataset": "ds", "id": "case__1"},
         baked_images_toolchain={},
         baked_images_ca_files=[],
-        __baked_images_stage_label=ROLE_VARS["__baked_images_stage_label"],
+        _baked_images_stage_label=ROLE_VARS["_baked_images_stage_label"],
     )
     variables.update(overrides)
     templar = Templar(loader=DataLoader(), variables=variables)
