@@ -18,10 +18,15 @@ CANARY = "status-canary-5e1f0a"
 
 def role_key_file(keys):
     """api_key.env as the runtime_container role writes it (its task's header, the collection's env-file rule)."""
-    with open(os.path.join(ROOT, "roles", "runtime_container", "tasks", "present.yml"), encoding="utf-8") as handle:
+    role = os.path.join(ROOT, "roles", "runtime_container")
+    with open(os.path.join(role, "tasks", "apply.yml"), encoding="utf-8") as handle:
         tasks = yaml.safe_load(handle)
     task = next(task for task in tasks if task.get("name") == "Write the API-key file from runtime_container_api_keys")
-    return render_env_file(keys, "dotenv", header=task["vars"]["_runtime_container_api_key_header"])
+    # The header the task renders with lives in the role's vars (plan.yml digests the same content).
+    assert "header=_runtime_container_api_key_header" in task["ansible.builtin.copy"]["content"]
+    with open(os.path.join(role, "vars", "main.yml"), encoding="utf-8") as handle:
+        header = yaml.safe_load(handle)["_runtime_container_api_key_header"]
+    return render_env_file(keys, "dotenv", header=header)
 
 
 @pytest.mark.parametrize("keys, mode, shown, problem", [
