@@ -141,9 +141,11 @@ test-arm64: setup arm64-host
 arm64-down:
 	bash tests/arm64/vm.sh down
 
+# BENCH_ARGS: more bench/run.py options (`$(BIN)/python bench/run.py --help`), e.g. BENCH_ARGS='--agent-attempts 1'.
+BENCH_ARGS ?=
 bench: venv images runtime-image-tar agent-toolchain-tars
 	$(BIN)/python bench/run.py --runtime-image-tar $(RUNTIME_IMAGE_TAR) --runtime-image-tag $(RUNTIME_IMAGE_TAG) \
-	  --images-dir $(IMAGES_DIR)
+	  --images-dir $(IMAGES_DIR) $(BENCH_ARGS)
 
 # Reports go to ./reports/<night>/ (fleet-report.md, .csv, .json, .html).
 demo: setup runtime-image-tar

@@ -21,6 +21,8 @@
 9. toolchains: a host's first provisioning with its agent toolchain pulled from the site registry (baked once by a
    build host) against baking it itself, on the registry scenario's targets and registries (bench/toolchains.py).
 
+They run in the order 1, 2, 8, then 3-7 and 9: the rerun, the fleet and trials per minute first.
+
 Targets are privileged containers from aisbench-test/debian-systemd:13 (systemd PID 1) on this
 machine's engine, named aisbench-bench-*, reached with community.docker.docker and removed at
 the end (also on failure or Ctrl-C). Docker comes from .deb files (docker_engine_source: offline),
@@ -883,7 +885,8 @@ def render_markdown(results):
             "%s%s" % ("%s (before and after). " % _load_note([{"load_before": results["harbor_load"][0],
                                                                "load_after": results["harbor_load"][1]}])
                       if results.get("harbor_load") else "",
-                      _measured({"measured_at": results["harbor_measured_at"], "command": results["harbor_command"]})),
+                      _measured({"measured_at": results["harbor_measured_at"], "command": results["harbor_command"],
+                                 "commit": results.get("harbor_commit")})),
             "",
         ]
     agents = results.get("agents")
@@ -1122,52 +1125,7 @@ def main(argv=None):
         with open(args.results, "w") as handle:
             json.dump(results, handle, indent=2)
 
-    if not args.skip_harbor:
-        log("harbor_job_info: sizes %s" % args.harbor_sizes)
-        before = load_snapshot()
-        rows = harbor_summary.run_benchmark(args.harbor_sizes, args.harbor_repeat, log=log,
-                                            playbook=not args.skip_harbor_playbook)
-        results.update(harbor=rows, harbor_repeat=args.harbor_repeat, harbor_measured_at=now(), harbor_command=command,
-                       harbor_load=[before, load_snapshot()])
-        save()
-    if not args.skip_agents:
-        before = load_snapshot()
-        rows = agents_bench.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-agents"), args.agent_attempts, log)
-        results["agents"] = dict(rows, measured_at=now(), command=command, load=[before, load_snapshot()])
-        save()
-    if not args.skip_task_sync:
-        rows = task_sync_bench.run_benchmark(os.path.join(workdir, "task-sync"), args.task_sync_files,
-                                             args.task_sync_copy_files, run_playbook, docker, log)
-        results["task_sync"] = dict(rows, measured_at=now(), command=command)
-        save()
-    if not args.skip_shard:
-        sizes = sorted({int(size) for size in args.shard_targets.split(",") if size.strip()})
-        before = load_snapshot()
-        rows = shard_bench.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-shard"), sizes, args.shard_attempts, log)
-        results["shard"] = dict(rows, measured_at=now(), command=command, load=[before, load_snapshot()])
-        save()
-    if not args.skip_trial_overhead:
-        before = load_snapshot()
-        rows = trial_overhead.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-overhead"), args.overhead_rounds,
-                                            args.overhead_big_mb, args.overhead_big_layers, log,
-                                            probe_repeat=args.overhead_probe_repeat)
-        results["trial_overhead"] = dict(rows, measured_at=now(), command=command, load=[before, load_snapshot()])
-        save()
-    if not args.skip_trial_throughput:
-        before = load_snapshot()
-        rows = trial_throughput.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-throughput"),
-                                              args.throughput_concurrency, args.throughput_trials,
-                                              args.throughput_big_mb, args.throughput_big_layers, log,
-                                              trace=not args.skip_throughput_trace,
-                                              variant=not args.skip_throughput_variant)
-        results["trial_throughput"] = dict(rows, measured_at=now(), command=command, commit=commit,
-                                           load=[before, load_snapshot()])
-        save()
-    if not args.skip_toolchains:
-        before = load_snapshot()
-        rows = toolchains_bench.run_benchmark(args.images_dir, args.runtime_image_tag, run_playbook, log)
-        results["toolchains"] = dict(rows, measured_at=now(), command=command, load=[before, load_snapshot()])
-        save()
+    # The parts users feel most (the rerun, the fleet, trials per minute) first: a run cut short keeps them.
     image, key = ensure_ssh_image() if needs_targets else (None, None)
     if not args.skip_single:
         single = {}
@@ -1179,6 +1137,57 @@ def main(argv=None):
     if not args.skip_fleet:
         results["fleet"] = dict(bench_fleet(args, debs, workdir, image, key), measured_at=now(), command=command,
                                 commit=commit)
+        save()
+    if not args.skip_trial_throughput:
+        before = load_snapshot()
+        rows = trial_throughput.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-throughput"),
+                                              args.throughput_concurrency, args.throughput_trials,
+                                              args.throughput_big_mb, args.throughput_big_layers, log,
+                                              trace=not args.skip_throughput_trace,
+                                              variant=not args.skip_throughput_variant)
+        results["trial_throughput"] = dict(rows, measured_at=now(), command=command, commit=commit,
+                                           load=[before, load_snapshot()])
+        save()
+    if not args.skip_harbor:
+        log("harbor_job_info: sizes %s" % args.harbor_sizes)
+        before = load_snapshot()
+        rows = harbor_summary.run_benchmark(args.harbor_sizes, args.harbor_repeat, log=log,
+                                            playbook=not args.skip_harbor_playbook)
+        results.update(harbor=rows, harbor_repeat=args.harbor_repeat, harbor_measured_at=now(), harbor_command=command,
+                       harbor_commit=commit,
+                       harbor_load=[before, load_snapshot()])
+        save()
+    if not args.skip_agents:
+        before = load_snapshot()
+        rows = agents_bench.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-agents"), args.agent_attempts, log)
+        results["agents"] = dict(rows, measured_at=now(), command=command, commit=commit,
+                                 load=[before, load_snapshot()])
+        save()
+    if not args.skip_task_sync:
+        rows = task_sync_bench.run_benchmark(os.path.join(workdir, "task-sync"), args.task_sync_files,
+                                             args.task_sync_copy_files, run_playbook, docker, log)
+        results["task_sync"] = dict(rows, measured_at=now(), command=command, commit=commit)
+        save()
+    if not args.skip_shard:
+        sizes = sorted({int(size) for size in args.shard_targets.split(",") if size.strip()})
+        before = load_snapshot()
+        rows = shard_bench.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-shard"), sizes, args.shard_attempts, log)
+        results["shard"] = dict(rows, measured_at=now(), command=command, commit=commit,
+                                load=[before, load_snapshot()])
+        save()
+    if not args.skip_trial_overhead:
+        before = load_snapshot()
+        rows = trial_overhead.run_benchmark(os.path.join("/var/tmp", "aisbench-bench-overhead"), args.overhead_rounds,
+                                            args.overhead_big_mb, args.overhead_big_layers, log,
+                                            probe_repeat=args.overhead_probe_repeat)
+        results["trial_overhead"] = dict(rows, measured_at=now(), command=command, commit=commit,
+                                         load=[before, load_snapshot()])
+        save()
+    if not args.skip_toolchains:
+        before = load_snapshot()
+        rows = toolchains_bench.run_benchmark(args.images_dir, args.runtime_image_tag, run_playbook, log)
+        results["toolchains"] = dict(rows, measured_at=now(), command=command, commit=commit,
+                                     load=[before, load_snapshot()])
         save()
 
     print(render_markdown(results))
