@@ -134,6 +134,11 @@ def run_benchmark(workdir, sizes, attempts, log):
     return {"attempts": attempts, "rows": rows, "merged_equal": len(merged) == 1}
 
 
+def _pass_at_1(value):
+    """None: no trial of the row was scored (Harbor 0.26 scores only trials whose reward is valid)."""
+    return "n/a (none scored)" if value is None else "%.3f" % value
+
+
 def render(section, measured):
     out = [
         "## Shard mode: one matrix on 1, 2 and 3 targets",
@@ -150,7 +155,7 @@ def render(section, measured):
         out.append("| %d | %s | %.0f s | %d | %d | %s |" % (
             row["targets"], ", ".join("%s (%d)" % (job["job"], job["units"]) for job in row["jobs"]),
             row["wall_seconds"], row["units"], row["missing"],
-            ", ".join("%s %.3f" % (key, value["pass_at_1"]) for key, value in sorted(row["rows"].items()))))
+            ", ".join("%s %s" % (key, _pass_at_1(value["pass_at_1"])) for key, value in sorted(row["rows"].items()))))
     out += ["", "Merged pass@1 equal on every target count: %s. %s" % (
         "yes" if section["merged_equal"] else "NO", measured), ""]
     return out

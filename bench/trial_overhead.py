@@ -40,7 +40,8 @@ from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_run
     start_command,
 )
 
-IMAGE = "aisbench/agent-runtime:0.25.0"
+# The runtime image `make runtime-image-tar` builds (make exports its RUNTIME_IMAGE_TAG); trial_throughput uses it too.
+IMAGE = "aisbench/agent-runtime:" + os.environ.get("AISBENCH_RUNTIME_IMAGE_TAG", "0.26.0")
 PREFIX = "aisbench-bench-overhead-"
 DRIVERS = ("vfs", "overlay2")
 BASE_IMAGE = "local/debian:12-minbase"

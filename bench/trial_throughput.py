@@ -44,7 +44,7 @@ import agents
 import trial_overhead
 from docker_cli import docker
 
-IMAGE = "aisbench/agent-runtime:0.26.0"
+IMAGE = trial_overhead.IMAGE
 PREFIX = "aisbench-bench-throughput-"
 CONTAINER = PREFIX + "runtime"
 VOLUME = CONTAINER + "-docker"
