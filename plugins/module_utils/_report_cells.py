@@ -11,7 +11,7 @@ task and exception names, error messages):
 * ``md_escape`` and ``md_table``: a Markdown table cell keeps the table's shape and shows its text literally
   (``\\``, ``|`` and backticks escaped, line breaks turned into spaces).
 
-Used by harbor_results (harbor_job_info's summary files, on the target: keep it plain Python) and fleet_report (the
+Used by harbor_results (harbor_job_summary's files, on the target: keep it plain Python) and fleet_report (the
 fleet_report action plugin, on the controller).
 """
 

@@ -107,7 +107,7 @@ def module_defaults(contract, module):
     if module == "harbor_job":
         return {"container": contract["container"], "jobs_dir": contract["jobs_dir"],
                 "host_jobs_dir": contract["host_jobs_dir"]}
-    if module == "harbor_job_info":
+    if module in ("harbor_job_info", "harbor_job_summary"):
         return {"jobs_dir": contract["host_jobs_dir"]}
     if module == "harbor_matrix_units":
         return {"container": contract["container"], "path_map": path_map(contract)}

@@ -13,12 +13,12 @@ short_description: Build the fleet-wide nightly report from per-host Harbor summ
 version_added: 0.1.0
 description:
   - "An action plugin: runs entirely on the controller (use C(run_once: true)) after the per-host summary files of
-    M(aisbench.agent_runtime.harbor_job_info) have been fetched. Reads one summary and/or one failure record per host
+    M(aisbench.agent_runtime.harbor_job_summary) have been fetched. Reads one summary and/or one failure record per host
     and writes C(fleet-report.md), C(.csv), C(.json) and C(.html) into C(REPORT_DIR/NIGHT/). The HTML page is
     rendered from the Jinja2 templates shipped in the collection (C(templates/fleet_report/)); it needs nothing from
     the network to be viewed (no scripts, no external styles or images)."
   - "Input layout (the defaults): C(REPORT_DIR/NIGHT/hosts/HOST/summary.json), the JSON file written by
-    M(aisbench.agent_runtime.harbor_job_info), and C(REPORT_DIR/NIGHT/hosts/HOST/failure.json),
+    M(aisbench.agent_runtime.harbor_job_summary), and C(REPORT_DIR/NIGHT/hosts/HOST/failure.json),
     C({\"host\": HOST, \"stage\": STAGE, \"error\": TEXT}) for a host that failed. O(summaries) and O(failures) give
     them explicitly instead."
   - The report has pass@1 (and the mean reward, with every reward key's mean) by benchmark, agent and model per host
@@ -36,10 +36,10 @@ description:
     directories sorted by name) and marks it C(improved), C(regressed), C(unchanged), C(new) or C(gone), with deltas; a
     change counts when pass@1 moves by at least O(threshold) and both nights scored at least O(min_trials) trials.
   - It lists the hosts that failed (stage and error) and the hosts without results. A summary file that cannot be read
-    or is not a harbor_job_info summary makes that host failed at stage C(report); it never stops the report.
+    or is not a harbor_job_summary file makes that host failed at stage C(report); it never stops the report.
   - "Shard nights: when C(REPORT_DIR/NIGHT/shard-plan.json) exists (written by
     M(aisbench.agent_runtime.fleet_shard_plan)), the fleet rows are the trials of every host's shard jobs
-    (C(jobs[].trials) of the summaries, written by harbor_job_info with O(aisbench.agent_runtime.harbor_job_info#module:trials))
+    (C(jobs[].trials) of the summaries, written by harbor_job_summary with O(aisbench.agent_runtime.harbor_job_summary#module:trials))
     merged and scored together, each unit of the plan counted once. A unit no trial covers (its host failed or was
     unreachable) is counted as a failed trial with exception C(MissingUnit), never left out of the denominator, and
     listed with the host that should have run it. Every task names the hosts that ran it. Per-host rows are each
@@ -74,7 +74,7 @@ options:
         type: str
         required: true
       path:
-        description: The harbor_job_info summary JSON of that host, on the controller.
+        description: The harbor_job_summary JSON file of that host, on the controller.
         type: path
         required: true
   failures:
@@ -147,7 +147,7 @@ notes:
 requirements:
   - Jinja2 on the controller (ansible-core requires it).
 seealso:
-  - module: aisbench.agent_runtime.harbor_job_info
+  - module: aisbench.agent_runtime.harbor_job_summary
   - module: ansible.builtin.fetch
 author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: harbor_job_info
-short_description: Summarize Harbor benchmark jobs and write JSON, CSV and Markdown reports
+short_description: Summarize Harbor benchmark jobs (reads only)
 version_added: 0.1.0
 description:
   - Reads Harbor job directories under O(jobs_dir) on the target and returns, per job, its benchmarks, agents and
@@ -23,96 +23,28 @@ description:
     whose C(result.json) is missing or unreadable, is read from its trials' C(result.json) files as well.
   - A job whose files are missing or corrupt is reported with its RV(jobs[].error); the other jobs are summarized as
     usual. The module fails only on bad options.
-  - With O(output_dir), writes C(summary-YYYYMMDD-HHMMSS.json), C(.csv) and C(.md) (UTC time) there, ready for
-    M(ansible.builtin.fetch).
-options:
-  jobs_dir:
-    description:
-      - Directory holding Harbor's job directories (Harbor's C(-o)), on the target.
-      - Required unless O(runtime) gives it (its C(host_jobs_dir)).
-    type: path
-  jobs:
-    description:
-      - Which jobs to read. Each item is a job name, a shell-style glob (C(nightly-*)), V(all), or V(latest) (the job
-        that started last). An exact directory name wins over a glob reading, so names holding C([) work.
-      - A plain name without a directory is reported as a job with an error.
-      - Hidden directories (such as the C(.harbor_job) directory of M(aisbench.agent_runtime.harbor_job)) are skipped.
-    type: list
-    elements: str
-    default: [all]
-  output_dir:
-    description: Directory (on the target) to write the summary files to; created with mode 0755 when missing.
-    type: path
-  output_formats:
-    description: Which summary files to write.
-    type: list
-    elements: str
-    choices: [json, csv, md]
-    default: [json, csv, md]
-  details:
-    description:
-      - Read every trial's C(result.json) for per-task outcomes, tokens, cost and phase durations per eval.
-      - V(false) reads only the job-level C(result.json) of a finished job (one file, whatever the number of trials);
-        the counters and pass@1 are the same either way.
-    type: bool
-    default: true
-  trials:
-    description:
-      - Also list every completed trial (RV(jobs[].trials)) in the result and the JSON summary file, with its task,
-        agent, model, benchmark, rewards, exception and phase durations; implies O(details).
-      - The night's shard mode of the nightly playbook merges these from every host into one pass@1 per benchmark,
-        agent and model (see docs/playbooks.md).
-    type: bool
-    default: false
-  reward_key:
-    description:
-      - The reward key pass@1 and the mean reward are computed on when a job's verifier writes several keys to
-        C(reward.json).
-      - Without it (or for an eval that does not record it) the key is C(reward) when recorded, else the only key,
-        else the first key in name order (the one Harbor's progress bar shows); C(primary_key_reason) in RV(jobs[].evals)
-        says which rule applied. Every key's mean is reported in C(rewards) of RV(jobs[].evals) either way.
-    type: str
-  output_timestamp:
-    description:
-      - Timestamp in the file names instead of the current UTC time (letters, digits, C(-) and C(_)), for example to
-        name a nightly report after its run. Files with the same name are replaced.
-    type: str
-notes:
-  - "pass@1 = passed trials / completed trials of a benchmark, agent and model. Every trial with a C(result.json)
-    counts, errored and cancelled ones included, as in Harbor's Mean metric (a trial without rewards counts 0). A
-    trial passes when its primary reward (O(reward_key)) is at least 1, whatever exception it also recorded. For 0/1
-    rewards pass@1 equals Harbor's C(stats.evals[KEY].metrics[0].mean) (one key) or C(metrics[0][KEY]) (several);
-    C(mean_reward) in RV(jobs[].evals) equals it for any rewards. docs/harbor_modules.md lists every rule with the Harbor
-    field it matches."
-  - Field names follow Harbor 0.25's C(result.json), C(config.json) and C(lock.json).
+  - Changes nothing on the target. M(aisbench.agent_runtime.harbor_job_summary) takes the same options and writes
+    the summary as JSON, CSV and Markdown files, ready for M(ansible.builtin.fetch).
 requirements:
   - Python standard library only.
 seealso:
   - module: aisbench.agent_runtime.harbor_job
+  - module: aisbench.agent_runtime.harbor_job_summary
   - module: ansible.builtin.fetch
 author: aisbench maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - aisbench.agent_runtime.harbor_jobs
   - aisbench.agent_runtime.runtime_contract
   - aisbench.agent_runtime.attributes
-attributes:
-  check_mode:
-    details: In check mode the summary files are not written; RV(files) names the files that would be.
 """
 
 EXAMPLES = r"""
-- name: Summarize last night's jobs and write the reports
+- name: Summarize last night's jobs
   aisbench.agent_runtime.harbor_job_info:
     jobs_dir: /opt/swebench/jobs
     jobs: ["nightly-*"]
-    output_dir: /opt/swebench/logs/reports
   register: report
-
-- name: Bring the Markdown report home
-  ansible.builtin.fetch:
-    src: "{{ report.files.md }}"
-    dest: "reports/{{ inventory_hostname }}/"
-    flat: true
 
 - name: Fail when the oracle does not solve everything
   ansible.builtin.assert:
@@ -278,89 +210,16 @@ errors:
   returned: always
   type: list
   elements: dict
-files:
-  description: Format to path of the summary files written (or, in check mode, that would be written).
-  returned: when output_dir is set
-  type: dict
-  sample: {json: /opt/swebench/logs/reports/summary-20261202-060000.json}
 """
 
-import os
-import re
-
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_results import (
-    job_progress,
-    report_timestamp,
-    summarize,
-    write_reports_if_changed,
-)
-from ansible_collections.aisbench.agent_runtime.plugins.module_utils._runtime_contract import apply_contract
-
-TIMESTAMP_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
+from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_job_read import READ_OPTIONS, read_jobs
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            jobs_dir=dict(type="path"),
-            jobs=dict(type="list", elements="str", default=["all"]),
-            output_dir=dict(type="path"),
-            output_formats=dict(type="list", elements="str", choices=["json", "csv", "md"], default=["json", "csv", "md"]),
-            output_timestamp=dict(type="str"),
-            details=dict(type="bool", default=True),
-            trials=dict(type="bool", default=False),
-            reward_key=dict(type="str", no_log=False),
-            runtime=dict(type="dict"),
-        ),
-        supports_check_mode=True,
-    )
-    params = module.params
-    problem = apply_contract(params, "harbor_job_info")
-    if problem:
-        module.fail_json(msg=problem)
-    jobs_dir = params["jobs_dir"]
-    if not jobs_dir:
-        module.fail_json(msg="jobs_dir is required (or runtime, the runtime contract that gives it)")
-    if not os.path.isdir(jobs_dir):
-        module.fail_json(msg="jobs_dir %s is not a directory" % jobs_dir)
-    timestamp = params["output_timestamp"]
-    if timestamp is not None and not TIMESTAMP_PATTERN.match(timestamp):
-        module.fail_json(msg="output_timestamp %r refused: use letters, digits, '-' and '_' only" % timestamp)
-    formats = []
-    for fmt in params["output_formats"]:
-        if fmt not in formats:
-            formats.append(fmt)
-
-    if params["reward_key"] is not None and not params["reward_key"].strip():
-        module.fail_json(msg="reward_key refused: an empty key")
-    result = summarize(jobs_dir, params["jobs"], params["details"], params["reward_key"], params["trials"])
-    output = {
-        "changed": False,
-        "jobs": result["jobs"],
-        "pass_at_1": result["pass_at_1"],
-        "progress": [job_progress(job["path"], job) for job in result["jobs"]
-                     if job["status"] == "unfinished"],
-        "errors": [{"job": job["name"], "error": job["error"]} for job in result["jobs"] if job["error"]],
-    }
-
-    output_dir = params["output_dir"]
-    if output_dir:
-        timestamp = timestamp or report_timestamp()
-        if os.path.exists(output_dir) and not os.path.isdir(output_dir):
-            module.fail_json(msg="output_dir %s exists and is not a directory" % output_dir, **output)
-        if not formats:
-            output["files"] = {}
-        elif module.check_mode:
-            output["files"], output["changed"] = write_reports_if_changed(result, output_dir, formats, timestamp, dry_run=True)
-        else:
-            try:
-                if not os.path.isdir(output_dir):
-                    os.makedirs(output_dir, mode=0o755)
-                output["files"], output["changed"] = write_reports_if_changed(result, output_dir, formats, timestamp)
-            except OSError as exc:
-                module.fail_json(msg="cannot write the summary files to %s: %s" % (output_dir, exc), **output)
-    module.exit_json(**output)
+    module = AnsibleModule(argument_spec=dict(READ_OPTIONS), supports_check_mode=True)
+    output = read_jobs(module, "harbor_job_info")[1]
+    module.exit_json(changed=False, **output)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: aisbench maintainers
 # Apache License 2.0 (see LICENSE)
-"""Fleet-wide nightly report from per-host harbor_job_info summaries (standard library only).
+"""Fleet-wide nightly report from per-host harbor_job_summary files (standard library only).
 
 Used by the fleet_report action plugin on the controller. Layout of a report directory
 (see docs/fleet_report.md)::
 
-    REPORT_DIR/NIGHT/hosts/HOST/summary.json   harbor_job_info's summary JSON, fetched from HOST
+    REPORT_DIR/NIGHT/hosts/HOST/summary.json   harbor_job_summary's JSON file, fetched from HOST
     REPORT_DIR/NIGHT/hosts/HOST/failure.json   {"host": HOST, "stage": STAGE, "error": TEXT}
     REPORT_DIR/NIGHT/fleet-report.{json,csv,md,html}
     REPORT_DIR/latest -> NIGHT                 newest night holding a fleet-report.json
@@ -318,13 +318,13 @@ def _sort_key(key):
 # --- inputs ------------------------------------------------------------------------------
 
 def load_summary(path):
-    """Parse one harbor_job_info summary JSON into (rows, jobs); InputError when unusable.
+    """Parse one harbor_job_summary JSON file into (rows, jobs); InputError when unusable.
 
     rows: one per (benchmark, agent, model), summed over the summary's jobs, from ``jobs[].evals``.
     """
     data = _read_json(path, SUMMARY_FILE)
     if not isinstance(data, dict) or not isinstance(data.get("jobs"), list):
-        raise InputError("%s is not a harbor_job_info summary (no 'jobs' list)" % SUMMARY_FILE)
+        raise InputError("%s is not a harbor_job_summary file (no 'jobs' list)" % SUMMARY_FILE)
     rows = {}
     jobs = []
     for index, job in enumerate(data["jobs"]):

@@ -355,7 +355,7 @@ def render_plan(plan):
 # --- trials of the shards ------------------------------------------------------------------
 
 def load_host_trials(path):
-    """{job name: [trial record]} from a host's harbor_job_info summary written with trials: true."""
+    """{job name: [trial record]} from a host's harbor_job_summary JSON written with trials: true."""
     try:
         data = json.loads(read_regular_file(path).decode("utf-8"))
     except (OSError, ValueError, UnicodeDecodeError):

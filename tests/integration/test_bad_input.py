@@ -147,7 +147,7 @@ CASES = {
     "job-dir-symlink-loop": {"module": "harbor_job_info", "args": {}, "damage": "loop"},
     "result-json-fifo": {"module": "harbor_job_info", "args": {}, "damage": "fifo"},
     "status-damaged-jobs": {"playbook": "status.yml"},
-    "empty-reward-key": {"module": "harbor_job_info", "args": {"reward_key": " ", "output_dir": "<work>/summaries"}},
+    "empty-reward-key": {"module": "harbor_job_summary", "args": {"reward_key": " ", "output_dir": "<work>/summaries"}},
     "fleet-report-history": {"module": "fleet_report", "args": {"history": 0}},
     "nightly-unknown-mode": {"playbook": "nightly.yml", "vars": {"aisbench_nightly_mode": "parallel"}},
     "nightly-no-runtime-contract": {"playbook": "nightly.yml", "vars": {"aisbench_nightly_runtime": {}}},
@@ -555,19 +555,20 @@ def test_a_job_harbor_does_not_start_in_time_is_stopped_and_said_so(runtime_cont
 
 # Damaged jobs are reported, not refused: they have their own tests above.
 REPORT_CASES = [case for case, spec in CASES.items() if case != "corrupt-result-json" and not spec.get("damage")
-                and spec.get("module") in ("harbor_job_info", "fleet_report", "fleet_shard_plan", "harbor_matrix_units")]
+                and spec.get("module") in ("harbor_job_info", "harbor_job_summary", "fleet_report", "fleet_shard_plan",
+                                           "harbor_matrix_units")]
 
 
 @pytest.mark.parametrize("case", REPORT_CASES)
 def test_summary_and_report_refuse_bad_input(case, tmp_path):
-    """harbor_job_info and fleet_report refuse bad options before they write a summary or a report."""
+    """harbor_job_summary and fleet_report refuse bad options before they write a summary or a report."""
     work = tmp_path / "work"
     shutil.copytree(os.path.join(FIXTURE_JOBS, "pass-fail"), str(work / "jobs" / "pass-fail"))
     (work / "reports" / "2026-12-02" / "hosts" / "host-a").mkdir(parents=True)
     spec = CASES[case]
     args = {key: value.replace("<work>", str(work)) if isinstance(value, str) else value
             for key, value in spec["args"].items()}
-    if spec["module"] == "harbor_job_info":
+    if spec["module"] in ("harbor_job_info", "harbor_job_summary"):
         args["jobs_dir"] = str(work / "jobs")
     elif spec["module"] == "fleet_shard_plan":
         args.update(report_dir=str(work / "reports"), night="2026-12-02", job_base="nightly-2026-12-02")

@@ -8,7 +8,7 @@ from ansible_collections.aisbench.agent_runtime.plugins.filter.docker_daemon imp
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils._env_file import env_problems
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils._harbor_runner import job_name_problem
 from ansible_collections.aisbench.agent_runtime.plugins.module_utils._validation import http_url_problem, registry_problem
-from ansible_collections.aisbench.agent_runtime.plugins.modules.harbor_job_info import TIMESTAMP_PATTERN
+from ansible_collections.aisbench.agent_runtime.plugins.modules.harbor_job_summary import TIMESTAMP_PATTERN
 
 
 @pytest.mark.parametrize("good", ["nightly", "nightly-2026-12-02"])

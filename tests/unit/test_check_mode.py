@@ -90,8 +90,9 @@ def test_files_on_the_target(tmp_path):
 
 
 def test_harbor_results_summaries_and_the_fleet_report(tmp_path):
-    """harbor_job (a finished job, not resubmitted), harbor_job_info, harbor_matrix_units, fleet_shard_plan and
-    fleet_report: written for real once, then unchanged twice in check mode, their files untouched."""
+    """harbor_job (a finished job, not resubmitted), harbor_job_summary, harbor_job_info, harbor_matrix_units,
+    fleet_shard_plan and fleet_report: written for real once, then unchanged twice in check mode, their files
+    untouched."""
     jobs = tmp_path / "jobs"
     shutil.copytree(os.path.join(FIXTURE_JOBS, "pass-fail"), str(jobs / "pass-fail"), symlinks=True)
     reports = tmp_path / "reports"
@@ -99,8 +100,9 @@ def test_harbor_results_summaries_and_the_fleet_report(tmp_path):
     summaries = tmp_path / "summaries"
     job = """      aisbench.agent_runtime.harbor_job: {name: pass-fail, state: started, config: {agents: [{name: oracle}]},
                                           jobs_dir: "%s"}""" % jobs
-    info = """      aisbench.agent_runtime.harbor_job_info: {jobs_dir: "%s", jobs: [pass-fail], output_dir: "%s",
-                                               output_timestamp: night-1}""" % (jobs, summaries)
+    summary = """      aisbench.agent_runtime.harbor_job_summary: {jobs_dir: "%s", jobs: [pass-fail], output_dir: "%s",
+                                                  output_timestamp: night-1}""" % (jobs, summaries)
+    info = """      aisbench.agent_runtime.harbor_job_info: {jobs_dir: "%s", jobs: [pass-fail]}""" % jobs
     units = """      aisbench.agent_runtime.harbor_matrix_units:
         config: {agents: [{name: oracle}], datasets: [{path: "%s"}]}""" % SAMPLE_TASKS
     plan = """      aisbench.agent_runtime.fleet_shard_plan: {report_dir: "%s", night: night-1, job_base: nightly-night-1,
@@ -127,14 +129,15 @@ def test_harbor_results_summaries_and_the_fleet_report(tmp_path):
 %s
     - name: Write the fleet report
 %s
-""" % (job, info, host_dir, host_dir, units, plan, report)
-    for name, task in (("job", job), ("info", info), ("units", units), ("plan", plan), ("report", report)):
+""" % (job, summary, host_dir, host_dir, units, plan, report)
+    tasks = (("job", job), ("summary", summary), ("info", info), ("units", units), ("plan", plan), ("report", report))
+    for name, task in tasks:
         play += twice_in_check_mode(name, task)
-    names = ["job_real"] + ["%s_check%d" % (name, n) for name in ("job", "info", "units", "plan", "report") for n in (1, 2)]
+    names = ["job_real"] + ["%s_check%d" % (name, n) for name, _task in tasks for n in (1, 2)]
     before_jobs = tree_digest(str(jobs))
     results = run_tasks(tmp_path, play, names)
     assert results["job_real"]["changed"] is False and results["job_real"]["job_state"] == "finished"
-    for name in ("job", "info", "units", "plan", "report"):
+    for name, _task in tasks:
         assert_unchanged(results, name)
     assert tree_digest(str(jobs)) == before_jobs
     assert os.path.isfile(str(reports / "night-1" / "fleet-report.md"))

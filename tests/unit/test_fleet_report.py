@@ -1,7 +1,7 @@
-"""fleet_report on real harbor_job_info output.
+"""fleet_report on real harbor_job_summary output.
 
 Every per-host summary.json here is written by harbor_results.write_reports (the code behind
-harbor_job_info's output_dir) from the real Harbor job directories in tests/fixtures/harbor/jobs,
+harbor_job_summary) from the real Harbor job directories in tests/fixtures/harbor/jobs,
 then placed where the nightly playbook fetches it. Previous nights are made by running the module
 on an earlier night's summaries, never written by hand. Damaged inputs are damaged copies.
 
@@ -37,7 +37,7 @@ FORMATS = ("md", "csv", "json", "html")
 # --- helpers -------------------------------------------------------------------------------
 
 def harbor_summary(output_dir, jobs, timestamp="20261202-060000"):
-    """Write harbor_job_info's summary JSON (with details, its default) for the given fixture jobs; return its path."""
+    """Write harbor_job_summary's JSON (with details, its default) for the given fixture jobs; return its path."""
     return hr.write_reports(hr.summarize(FIXTURE_JOBS, jobs, details=True), str(output_dir), ["json"], timestamp)["json"]
 
 
@@ -275,8 +275,8 @@ def test_previous_is_the_latest_earlier_night_with_a_usable_report(capsys, two_n
 DAMAGED = [
     (b"", "summary.json is empty"),
     (b'{"jobs": [', "summary.json is not valid JSON"),
-    (b"[1, 2]", "is not a harbor_job_info summary"),
-    (b'{"pass_at_1": []}', "is not a harbor_job_info summary"),
+    (b"[1, 2]", "is not a harbor_job_summary file"),
+    (b'{"pass_at_1": []}', "is not a harbor_job_summary file"),
     (b'{"jobs": [42]}', "jobs[0] is not an object"),
     (b'{"jobs": [{"name": "x"}]}', "jobs[0] has no 'evals' list"),
     (b'{"jobs": [{"name": "x", "evals": [{"benchmark": "hello", "agent": "oracle", "n_pass": "7"}]}]}',
@@ -723,7 +723,7 @@ E2E_PLAYBOOK = r"""
     - name: Summarize, fetch, or record why the host failed
       block:
         - name: Summarize the night's jobs
-          aisbench.agent_runtime.harbor_job_info:
+          aisbench.agent_runtime.harbor_job_summary:
             jobs_dir: "{{ fixture_jobs }}"
             jobs: "{{ host_jobs }}"
             output_dir: "{{ work_dir }}/{{ inventory_hostname }}"
@@ -772,7 +772,7 @@ E2E_PLAYBOOK = r"""
 
 
 def test_nightly_shape_through_ansible_playbook(tmp_path):
-    """harbor_job_info -> fetch (or a failure record) -> fleet_report, run twice by ansible-playbook."""
+    """harbor_job_summary -> fetch (or a failure record) -> fleet_report, run twice by ansible-playbook."""
     report = tmp_path / "reports"
     python = sys.executable
     (tmp_path / "inventory.ini").write_text(

@@ -1,6 +1,6 @@
 """report_cells: the one CSV formula guard and the one Markdown cell escape of the reports.
 
-harbor_results (harbor_job_info's summary files) and fleet_report (fleet-report.csv/.md) both use these; their
+harbor_results (harbor_job_summary's files) and fleet_report (fleet-report.csv/.md) both use these; their
 rendered outputs are tested in test_harbor_results.py and test_fleet_report.py.
 """
 
