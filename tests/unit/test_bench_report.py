@@ -207,3 +207,11 @@ def test_the_toolchains_part_renders_pulled_against_baked(bench):
     assert "## Toolchains once per fleet: first provisioning, toolchain pulled vs baked" in text
     assert "| `site.yml`, toolchain pulled (`baked_images_agent_source: pull`) | fresh fleet host | 200 s | 30 s |" in text
     assert "First provisioning with the toolchain pulled: 0.62x the time of baking it." in text
+
+
+def test_shard_rows_without_a_scored_trial_render(bench):
+    """Harbor 0.26 scores no trial of a benchmark whose trials all errored: pass@1 is None, and the section renders."""
+    row = {"targets": 1, "jobs": [{"job": "nightly-1", "units": 2}], "wall_seconds": 50.0, "units": 2, "missing": 0,
+           "rows": {"broken/oracle/-": {"pass_at_1": None}, "hello/oracle/-": {"pass_at_1": 0.5}}}
+    text = "\n".join(bench.shard_bench.render({"attempts": 1, "rows": [row], "merged_equal": True}, "Measured."))
+    assert "broken/oracle/- n/a (none scored), hello/oracle/- 0.500" in text
