@@ -13,10 +13,10 @@ from ansible_collections.aisbench.agent_runtime.plugins.modules import harbor_jo
 FIXTURE_JOBS = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs")
 
 
-def run_module(capsys, args):
+def run_module(capsys, args, module=harbor_job_info):
     with patch_module_args(args):
         with pytest.raises(SystemExit) as exc:
-            harbor_job_info.main()
+            module.main()
     result = json.loads(capsys.readouterr().out)
     return exc.value.code, result
 

@@ -7,27 +7,14 @@ import shutil
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from ansible.module_utils.testing import patch_module_args  # noqa: E402
-from ansible_collections.aisbench.agent_runtime.plugins.modules import harbor_job_info  # noqa: E402
-from ansible_collections.aisbench.agent_runtime.plugins.modules import harbor_job_summary  # noqa: E402
-
-FIXTURE_JOBS = os.path.join(ROOT, "tests", "fixtures", "harbor", "jobs")
+from ansible_collections.aisbench.agent_runtime.plugins.modules import harbor_job_info
+from ansible_collections.aisbench.agent_runtime.plugins.modules import harbor_job_summary
+import test_harbor_job_info
+from test_harbor_job_info import jobs_dir  # a fixture  # noqa: F401  # pylint: disable=unused-import
 
 
 def run_module(capsys, args, module=harbor_job_summary):
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exc:
-            module.main()
-    result = json.loads(capsys.readouterr().out)
-    return exc.value.code, result
-
-
-@pytest.fixture
-def jobs_dir(tmp_path):
-    target = tmp_path / "jobs"
-    shutil.copytree(FIXTURE_JOBS, target)
-    return str(target)
+    return test_harbor_job_info.run_module(capsys, args, module)
 
 
 def test_returns_what_harbor_job_info_returns(capsys, jobs_dir, tmp_path):
