@@ -23,6 +23,9 @@ _LOGS_TAIL = re.compile(r",? logs: \[.*$")
 # One quoted item of the log list community.docker appends to a failed build's message ('...' or "...").
 _LOG_ITEM = re.compile(r"""'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)\"""")
 ERROR_LENGTH = 500
+# A Docker reference with a tag (distribution's reference grammar, lowercase repository components).
+_DOCKER_REF = re.compile(r"^[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*)*"
+                         r":[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}\Z")
 
 
 def _local_name(value):
@@ -66,6 +69,10 @@ def baked_images_plan(cases, dataset_names=None, registry="", repositories=None,
         dataset = case["dataset"]
         local_dataset = dataset_names[dataset] if dataset in dataset_names else _local_name(dataset)
         prefix = "swebench/%s-%s" % (local_dataset, _local_name(case["id"]))
+        if not _DOCKER_REF.match(prefix + "-base:latest"):
+            raise AnsibleFilterError(
+                "baked_images: case %s/%s gives the tag %s-base:latest that is not a valid Docker reference; map the"
+                " dataset with baked_images_dataset_names" % (dataset, case["id"], prefix))
         plan.append({
             "dataset": dataset, "id": str(case["id"]),
             "upstream": upstream_ref(case, registry, repositories, case_replace, tag),

@@ -44,9 +44,14 @@ def runtime_container_writes(mounts, owner, group, dir_mode, plugin_sources=(), 
     """The runtime_container role's writes on the host as runtime_container_state entries: the mounted directories
     (secrets 0700), the collection's and the site's Harbor plugins, the job config, the API-key file (a controller
     file, or the digest of the rendered one), the local facts directory and the contract fact (read only: its content
-    is known after the read)."""
+    is known after the read). Two mounts at one container path fail, naming them."""
     if not isinstance(mounts, dict) or not all(isinstance(m, dict) and m.get("source") for m in mounts.values()):
         raise AnsibleFilterError("runtime_container_writes expects the role's mounts (name to source and target)")
+    targets = [mount.get("target") for mount in mounts.values()]
+    if len(set(targets)) != len(targets):
+        raise AnsibleFilterError(
+            "runtime_container: two host directories would be mounted at the same container path (%s); in host_socket"
+            " mode the jobs, tasks, config and logs directories keep their host paths" % ", ".join(map(str, targets)))
     owned = {"owner": owner, "group": group}
     dirs = [dict(owned, key=name, path=mount["source"], mode="0700" if name == "secrets" else str(dir_mode))
             for name, mount in sorted(mounts.items()) if mount.get("type", "bind") == "bind"]

@@ -64,6 +64,12 @@ def test_plan_takes_the_case_image_and_adds_latest_without_tag_or_digest(image, 
     assert plan([{"dataset": "d", "id": "c", "image": image}])[0]["upstream"] == upstream
 
 
+def test_plan_refuses_a_case_whose_tag_is_not_a_docker_reference():
+    with pytest.raises(AnsibleFilterError, match="case x/1 gives the tag swebench/Bad..Name-1-base:latest that is not a"
+                                                 " valid Docker reference; map the dataset with baked_images_dataset_names"):
+        plan([{"dataset": "x", "id": "1"}], dataset_names={"x": "Bad..Name"})
+
+
 def test_plan_keeps_archive_and_reads_archive_remote_as_a_boolean():
     entry, = plan([{"dataset": "d", "id": "c", "archive": "/a.tar", "archive_remote": "yes"}])
     assert entry["archive"] == "/a.tar" and entry["archive_remote"] is True

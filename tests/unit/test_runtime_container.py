@@ -93,14 +93,14 @@ def container_env(**overrides):
     tasks = yaml.safe_load((ROLE / "tasks/plan.yml").read_text())
     expression = next(task["vars"]["_runtime_container_env_all"] for task in tasks
                       if "_runtime_container_env_all" in task.get("vars", {}))
-    # validate.yml renders the inner daemon.json and works out the task platform before plan.yml.
+    # plan.yml works out the inner daemon.json and the task platform too: here their values with no options on x86_64.
     variables = dict(yaml.safe_load((ROLE / "defaults/main.yml").read_text()), _runtime_container_dind=True,
                      _runtime_container_daemon_json={}, _runtime_container_task_platform="")
     variables.update(overrides)
     return Templar(loader=DataLoader(), variables=variables).template(trust_as_template(expression))
 
 
-# validate.yml's task platform and plan.yml's environment on a host of an architecture, rendered in a fresh
+# plan.yml's task platform and environment on a host of an architecture, rendered in a fresh
 # interpreter whose plugin loader knows the collection (its filters are called by FQCN).
 PLATFORM_ENV_SCRIPT = """
 import json, sys
@@ -111,11 +111,9 @@ from ansible.plugins.loader import init_plugin_loader
 from ansible.template import Templar, trust_as_template
 role, collections, architecture, override = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 init_plugin_loader([collections])
-platform = next(task["ansible.builtin.set_fact"]["_runtime_container_task_platform"]
-                for task in yaml.safe_load((role / "tasks/validate.yml").read_text())
-                if "_runtime_container_task_platform" in (task.get("ansible.builtin.set_fact") or {}))
-env = next(task["vars"]["_runtime_container_env_all"] for task in yaml.safe_load((role / "tasks/plan.yml").read_text())
-           if "_runtime_container_env_all" in task.get("vars", {}))
+plan = next(task["vars"] for task in yaml.safe_load((role / "tasks/plan.yml").read_text())
+            if "_runtime_container_env_all" in task.get("vars", {}))
+platform, env = plan["_runtime_container_task_platform"], plan["_runtime_container_env_all"]
 variables = dict(yaml.safe_load((role / "defaults/main.yml").read_text()), _runtime_container_dind=True,
                  _runtime_container_daemon_json={}, ansible_facts={"architecture": architecture},
                  runtime_container_task_platform=override)

@@ -164,3 +164,10 @@ def test_runtime_container_writes_lists_what_the_role_writes():
     assert files["api_key"]["src"] == "/srv/keys.env" and "sha1" not in files["api_key"] and "matrix" not in files
     with pytest.raises(AnsibleFilterError, match="expects the role's mounts"):
         FILTERS["runtime_container_writes"]({"jobs": None}, "root", "root", "0755")
+
+
+def test_runtime_container_writes_refuses_two_mounts_at_one_container_path():
+    mounts = role_mounts("/data/swebench", "/opt/swebench", "dind")
+    mounts["logs"] = dict(mounts["logs"], target=mounts["jobs"]["target"])
+    with pytest.raises(AnsibleFilterError, match="two host directories would be mounted at the same container path"):
+        FILTERS["runtime_container_writes"](mounts, "root", "root", "0755")
