@@ -52,7 +52,7 @@ def test_the_two_commands_select_the_build_host_and_the_fleet(tmp_path):
         listed.append(proc.stdout)
     toolchains, site = listed
     assert set(re.findall(r"hosts \(\d+\):\n\s+(\S+)", toolchains)) == {"build-1"}, toolchains
-    assert "aisbench.agent_runtime.baked_images : Tag and push the toolchain images to the site registry" in toolchains
+    assert "aisbench.agent_runtime.baked_images : Push the toolchain images, fill their volumes and export them" in toolchains
     assert "aisbench.agent_runtime.runtime_image" not in toolchains
     assert re.search(r"hosts \(2\):\n\s+bench-\d\n\s+bench-\d", site), site
     assert "build-1" not in site
