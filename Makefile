@@ -87,10 +87,13 @@ $(SANITY_VENVS): $(VENV)/.installed tools/sanity.sh tools/sanity/get_pip_offline
 	bash tools/sanity.sh --prime-venvs
 	touch $@
 
+# Pure tests only: a unit test that starts a process fails (tests/unit/conftest.py); those live in tests/integration.
 unit: venv
 	$(BIN)/pytest -q tests/unit
 
-# Bad input (docs/bad_input.md): real ansible-playbook runs against a throw-away aisbench-badinput-* container, and
+# Every test that starts a process (docs/development.md, "Tests"): ansible-playbook plays over the local connection
+# (plays/), the host engine (docker/), the collection's scripts and tools (scripts/), headless chromium (browser/), and
+# bad input (docs/bad_input.md): real ansible-playbook runs against a throw-away aisbench-badinput-* container, and
 # Harbor in a container of the runtime image (aisbench/agent-runtime:$(RUNTIME_IMAGE_TAG), which runtime-image-tar
 # builds on the host engine).
 integration: venv images runtime-image-tar

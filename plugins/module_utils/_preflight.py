@@ -409,7 +409,7 @@ ARGUMENT_SPEC = dict(
 )
 
 # What `setup` always collects with the subset `min` (the minimal_gather_subset of ansible/modules/setup.py, which the
-# fact collector API takes as an argument; tests/unit/test_preflight_facts.py keeps the two equal).
+# fact collector API takes as an argument; tests/unit/plugins/action/test_preflight_facts.py keeps the two equal).
 MINIMAL_GATHER_SUBSET = frozenset(["apparmor", "caps", "cmdline", "date_time", "distribution", "dns", "env", "fips", "local",
                                    "lsb", "pkg_mgr", "platform", "python", "selinux", "service_mgr", "ssh_pub_keys", "user"])
 
