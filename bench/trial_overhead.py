@@ -1,7 +1,7 @@
 """`make bench`, part "trial-overhead": what a trial costs beyond its agent and verifier, inner engine vfs vs overlay2.
 
-Two runtime containers from aisbench/agent-runtime:0.25.0 in dind mode (privileged, inner engine, `/var/lib/docker`
-on a named volume of the host engine), one with the inner engine forced to `vfs`, one to `overlay2`
+Two runtime containers from the runtime image make builds (IMAGE) in dind mode (privileged, inner engine,
+`/var/lib/docker` on a named volume of the host engine), one with the inner engine forced to `vfs`, one to `overlay2`
 (AIS_BENCH_AGENT_STORAGE_DRIVER, the variable the runtime_container role sets from
 runtime_container_storage_driver). Each gets two tasks, both with the oracle agent (no model):
 
@@ -379,7 +379,7 @@ def run_benchmark(workdir, rounds, big_mb, big_layers, log, probe_repeat=3):
         log("trial-overhead: probes %s" % json.dumps(probes))
     finally:
         cleanup(log)
-    return {"rounds": rounds, "big_mb": big_mb, "big_layers": big_layers, "probe_repeat": probe_repeat,
+    return {"image": IMAGE, "rounds": rounds, "big_mb": big_mb, "big_layers": big_layers, "probe_repeat": probe_repeat,
             "setup": setup, "summary": summarize(trials), "trials": trials, "job_wall_seconds": job_walls,
             "probes": probes, "wall_seconds": round(time.time() - started, 1)}
 
@@ -390,7 +390,7 @@ def render(section, measured):
     out = [
         "## Per-trial overhead: inner engine vfs vs overlay2",
         "",
-        "`bench/trial_overhead.py`: two runtime containers (`aisbench/agent-runtime:0.25.0`, dind mode: privileged, "
+        "`bench/trial_overhead.py`: two runtime containers (`%s`, dind mode: privileged, "
         "inner engine on a named volume of the host engine, whose data-root is on ext4), the inner engine forced to "
         "`vfs` in one and `overlay2` in the other (`AIS_BENCH_AGENT_STORAGE_DRIVER`, which the runtime_container role "
         "sets from `runtime_container_storage_driver`). Oracle agent (no model), one trial at a time, on two tasks: "
@@ -400,12 +400,14 @@ def render(section, measured):
         "Seconds are Harbor's own phase timestamps from each trial's result.json (median over the trials; max in "
         "brackets). **Overhead** is everything but agent execution and verifier: environment setup + agent setup + "
         "remainder, where the remainder is the trial's total minus its four phases." % (
-            section["big_mb"], section["big_layers"], section["setup"]["big_image_size"], section["rounds"]),
+            section["image"], section["big_mb"], section["big_layers"], section["setup"]["big_image_size"],
+            section["rounds"]),
         "",
         markdown(section),
         "",
-        "What Harbor 0.25.0 does in each part (`harbor/trial/trial.py`, `harbor/environments/docker/docker.py`): "
-        "**environment setup** is the Docker environment's `start`: `docker compose build` (a task with an "
+        "What Harbor does in each part (the same in 0.25.0 and 0.26.0: `harbor/trial/trial.py`, "
+        "`harbor/environments/docker/docker.py`): **environment setup** is the Docker environment's `start`: "
+        "`docker info` (the daemon's OS type), `docker compose build` (a task with an "
         "`environment/Dockerfile`, as both here), `docker inspect` of the image, `docker compose down "
         "--remove-orphans` (stale containers), `docker compose up --detach --wait`, then `compose exec` calls that "
         "create the mount targets. **agent setup** is the agent's install (nothing for oracle). The **remainder** is "
@@ -440,7 +442,7 @@ def _findings(summary, probes):
         "an init as PID 1 (the inner engine's default, `init: true` in its daemon.json) and %.1f s without one "
         "(`init: false`: Harbor's `sh -c \"sleep infinity\"` as PID 1 ignores SIGTERM, so Docker waits its 10 s stop "
         "timeout), plus a few `compose exec` calls (%.2f s each; a plain `docker exec` %.2f s). That is the floor of "
-        "Harbor 0.25.0's Docker environment here: three compose runs, a `docker inspect` and a `compose exec` to "
+        "Harbor's Docker environment here: three compose runs, a `docker inspect` and a `compose exec` to "
         "start, one compose run to stop, a few `compose exec` calls between, each a fresh compose CLI: %s." % (
             sample["overhead"], sample["environment_setup"], sample["agent_setup"], sample["remainder"],
             probe["compose_build"], probe["compose_down_idle"], probe["compose_up_wait"],

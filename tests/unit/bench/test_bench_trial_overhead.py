@@ -94,7 +94,7 @@ def _section():
                                  ("big-vfs.json", "vfs"), ("big-vfs.json", "overlay2"))]
     probe = {key: 0.5 for key in trial_overhead.PROBES}
     engine = {"start_seconds": 3.0, "load_seconds": {"sample": 5.0, "big": 30.0}, "data_root_size": "1.2GB"}
-    return {"rounds": 1, "big_mb": 64,
+    return {"image": "aisbench/agent-runtime:9.9.9", "rounds": 1, "big_mb": 64,
             "job_wall_seconds": {"vfs": [{"wall": 80.0, "outside_trials": 30.0}],
                                  "overlay2": [{"wall": 70.0, "outside_trials": 20.0}]},
             "big_layers": 4, "probe_repeat": 1, "wall_seconds": 300.0,
@@ -106,6 +106,7 @@ def _section():
 def test_render_has_a_row_per_task_and_driver_and_the_findings():
     text = "\n".join(trial_overhead.render(_section(), "Measured now."))
     assert text.startswith("## Per-trial overhead")
+    assert "two runtime containers (`aisbench/agent-runtime:9.9.9`," in text
     for task in ("sample", "big"):
         for driver in trial_overhead.DRIVERS:
             assert "| %s | %s | 1 |" % (task, driver) in text
