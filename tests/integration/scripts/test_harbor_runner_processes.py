@@ -55,8 +55,14 @@ def test_host_processes_and_detached_spawn(tmp_path):
     while "started" not in open(logfile).read() and time.time() < deadline:
         time.sleep(0.1)
     assert "started" in open(logfile).read()
-    with open("/proc/%d/environ" % pid, "rb") as handle:
-        assert b"HARBOR_TEST_SECRET=s3cret" in handle.read().split(b"\0")
+    # The launcher echoes, then execs sleep: while the kernel sets up the new image, /proc/PID/environ reads empty.
+    deadline = time.time() + 10
+    environ = b""
+    while not environ and time.time() < deadline:
+        with open("/proc/%d/environ" % pid, "rb") as handle:
+            environ = handle.read()
+        time.sleep(0.05)
+    assert b"HARBOR_TEST_SECRET=s3cret" in environ.split(b"\0")
     # exec keeps the pid: the recorded pid is the job's process; it runs in its own session.
     assert os.getsid(pid) == pid
     assert pid not in runtime.job_pids("n1", jobs_dir, os.path.join(jobs_dir, "n1"))  # "sleep 60" is no harbor
