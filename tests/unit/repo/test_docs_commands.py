@@ -21,13 +21,14 @@ def test_add_a_dataset_names_real_variables_and_the_sample_tasks_have_its_layout
     for role in ("baked_images", "runtime_container"):
         with open(os.path.join(ROOT, "roles", role, "meta", "argument_specs.yml"), encoding="utf-8") as handle:
             specs.update(yaml.safe_load(handle)["argument_specs"]["main"]["options"])
-    with open(os.path.join(ROOT, "playbooks", "nightly.yml"), encoding="utf-8") as handle:
-        nightly = handle.read()
+    with open(os.path.join(ROOT, "roles", "aisbench_nightly", "meta", "argument_specs.yml"), encoding="utf-8") as handle:
+        for entry_point in yaml.safe_load(handle)["argument_specs"].values():
+            specs.update(entry_point["options"])
     blocks = yaml_blocks("datasets.md")
     assert len(blocks) == 3
     for block in (blocks[0], blocks[2]):
         for name in block:
-            assert name in specs or (name.startswith("aisbench_nightly_") and name in nightly), name
+            assert name in specs, name
     # The baked_images example has the keys the sample inventory's cases have (which make demo bakes).
     with open(os.path.join(ROOT, "inventories", "local", "group_vars", "aisbench.yml"), encoding="utf-8") as handle:
         local_case = yaml.safe_load(handle.read().replace("{{ aisbench_images_dir }}", "/x"))["baked_images_cases"][0]
@@ -45,7 +46,7 @@ def test_the_agent_toolchains_switch_agents_md_names_reaches_harbor_job_from_nig
 
     with open(os.path.join(ROOT, "docs", "agents.md"), encoding="utf-8") as handle:
         assert 'aisbench_nightly_agent_toolchains: "off"' in handle.read()
-    with open(os.path.join(ROOT, "playbooks", "tasks", "nightly_job.yml"), encoding="utf-8") as handle:
+    with open(os.path.join(ROOT, "roles", "aisbench_nightly", "tasks", "run_job.yml"), encoding="utf-8") as handle:
         tasks = yaml.safe_load(handle)
     submits = [task["aisbench.agent_runtime.harbor_job"] for task in tasks
                if task.get("aisbench.agent_runtime.harbor_job", {}).get("state") == "started"]

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
-ROLES = sorted(path.parent.parent.name for path in ROOT.glob("roles/*/tasks/main.yml"))
+ROLES = sorted(path.parent.name for path in ROOT.glob("roles/*/tasks"))
 
 
 def set_names(tasks):
