@@ -153,8 +153,7 @@ CASES = {
     "nightly-no-runtime-contract": {"playbook": "nightly.yml", "vars": {"aisbench_nightly_runtime": {}}},
     "nightly-key-file-to-harbor": {"playbook": "nightly.yml", "vars": {
         "aisbench_nightly_harbor_args": ["--env-file", "/opt/swebench/secrets/api_key.env"]}},
-    "nightly-gateway-key-name": {"playbook": "nightly.yml", "vars": {
-        "runtime_container_api_keys": {"ANTHROPIC_API_KEY": "sk-badinput-not-a-key"}}},
+    "nightly-gateway-key-name": {"playbook": "nightly.yml", "vars": {}, "runtime_container": True},
     "shard-plan-zero-hosts": {"module": "fleet_shard_plan", "args": {"listings": {}}},
     "shard-malformed-units": {"module": "fleet_shard_plan", "args": {"listings": {"host-a": {
         "matrix": {}, "datasets": "hello", "agents": [{"agent": "oracle", "model": None}], "n_attempts": 1}}}},
@@ -652,18 +651,24 @@ def test_nightly_refuses_the_key_file_as_a_harbor_argument_while_the_gateway_hol
     assert tree_snapshot(root) == before
 
 
-def test_nightly_refuses_a_gateway_key_the_runtime_container_does_not_hold(tmp_path):
-    root = tmp_path / "runtime"
-    root.mkdir()
+def test_nightly_refuses_a_gateway_key_the_runtime_container_does_not_hold(runtime_container, tmp_path):
+    container, shared = runtime_container
+    # A runtime container whose key file (the path the contract names) holds another provider's key.
+    root = shared / "runtime"
+    (root / "secrets").mkdir(parents=True)
+    key_file = root / "secrets" / "api_key.env"
+    key_file.write_text("# Managed by Ansible\nANTHROPIC_API_KEY='sk-badinput-not-a-key'\n")
+    contract = dict(runtime_contract_at(root, api_keys=True), container=container)
     before = tree_snapshot(root)
-    failure, host_dir = nightly_failure(tmp_path, "nightly-gateway-key-name", "key-name",
-                                        aisbench_nightly_runtime=runtime_contract_at(root, api_keys=True))
+    failure, host_dir = nightly_failure(tmp_path, "nightly-gateway-key-name", "key-name", aisbench_nightly_runtime=contract)
     assert failure["stage"] == "contract"
-    assert DOC_ROWS["nightly-gateway-key-name"] in failure["error"]
+    assert DOC_ROWS["nightly-gateway-key-name"].replace("<key file>", str(key_file)) in failure["error"]
     assert "sk-badinput-not-a-key" not in json.dumps(failure)
-    # Refused on the controller before the tasks, the gateway or Harbor.
+    # Refused by the gateway's own check before the tasks, the gateway or Harbor.
     assert sorted(path.name for path in host_dir.iterdir()) == ["failure.json"]
     assert tree_snapshot(root) == before
+    listing = subprocess.run(["docker", "exec", container, "ps", "-eo", "args"], capture_output=True, text=True, check=False).stdout
+    assert "litellm" not in listing and "aisbench-model-gateway" not in listing, listing
 
 
 def test_harbor_job_info_reports_a_corrupt_result_json_and_summarizes_the_rest(tmp_path):

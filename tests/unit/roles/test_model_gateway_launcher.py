@@ -113,3 +113,18 @@ def test_start_names_the_keys_the_key_file_has_when_the_key_name_is_not_there(ga
         run_start(gateway, monkeypatch, tmp_path)
     assert str(exc.value) == "no OPENAI_API_KEY in %s (its keys: ANTHROPIC_API_KEY)" % (tmp_path / "api_key.env")
     assert not (tmp_path / "state" / "pid").exists()
+
+
+def test_check_says_what_start_would_refuse_and_never_prints_a_value(gateway, tmp_path, capsys):
+    key_file = tmp_path / "api_key.env"
+    key_file.write_text("# Managed by Ansible\nANTHROPIC_API_KEY='sk-x'\n")
+    with pytest.raises(SystemExit) as exc:
+        gateway.main(["check", "--key-file", str(key_file)])
+    assert str(exc.value) == "no OPENAI_API_KEY in %s (its keys: ANTHROPIC_API_KEY)" % key_file
+    gateway.main(["check", "--key-file", str(key_file), "--key-name", "ANTHROPIC_API_KEY"])
+    printed = capsys.readouterr().out
+    assert json.loads(printed) == {"key_file": str(key_file), "key_name": "ANTHROPIC_API_KEY"}
+    assert "sk-x" not in printed
+    with pytest.raises(SystemExit) as exc:
+        gateway.main(["check", "--key-file", str(tmp_path / "missing.env")])
+    assert str(exc.value).startswith("cannot read the key file %s: " % (tmp_path / "missing.env"))
