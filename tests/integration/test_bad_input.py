@@ -688,3 +688,39 @@ def test_harbor_job_info_reports_a_corrupt_result_json_and_summarizes_the_rest(t
     assert jobs["two-agents"]["status"] == "finished" and jobs["two-agents"]["error"] is None
     assert jobs["errored"]["status"] == "finished" and jobs["errored"]["n_completed"] == 3
     assert {row["agent"] for row in result["pass_at_1"]} >= {"oracle", "nop"}
+
+
+def test_nightly_in_check_mode_changes_nothing_and_says_what_it_would_run(runtime_container_on_the_engine, tmp_path):
+    """Not bad input: nightly.yml --check on a fresh night, with the model gateway on, through this file's real
+    runtime container. It checks the gateway's key, says which job it would submit, and writes, starts and submits
+    nothing (no report, no job, no gateway)."""
+    container, shared = runtime_container_on_the_engine
+    root = shared / "runtime"
+    (root / "secrets").mkdir(parents=True)
+    (root / "secrets" / "api_key.env").write_text("OPENAI_API_KEY='sk-checkmode-not-a-key'\n")
+    (shared / "matrix.yaml").write_text("agents:\n  - name: oracle\ndatasets:\n  - path: %s/tasks\n" % shared)
+    contract = dict(runtime_contract_at(root, api_keys=True), container=container, matrix=str(shared / "matrix.yaml"),
+                    jobs_dir=str(shared / "jobs"), host_jobs_dir=str(shared / "jobs"))
+    before = tree_snapshot(shared)
+    reports = tmp_path / "reports"
+    proc = subprocess.run(
+        [ANSIBLE_PLAYBOOK, "--check", "-i", "localhost,", "-c", "local", os.path.join(ROOT, "playbooks", "nightly.yml"),
+         "-e", json.dumps(dict(aisbench_nightly_hosts="localhost", aisbench_nightly_night="check-mode",
+                               aisbench_nightly_report_dir=str(reports), aisbench_nightly_runtime=contract,
+                               ansible_python_interpreter=sys.executable))],
+        cwd=str(tmp_path), env=ansible_env(tmp_path), capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    report = json.loads(proc.stdout)
+    results = {task["task"]["name"].split(" : ", 1)[-1]: result for played in report["plays"]
+               for task in played["tasks"] for result in task["hosts"].values()}
+    assert report["stats"]["localhost"]["failures"] == 0 and report["stats"]["localhost"]["rescued"] == 0, report["stats"]
+    assert not results["Check that the runtime container's key file holds the gateway's key (before the night starts anything)"].get("skipped")
+    assert results["Submit the job in the runtime container (a finished job is not resubmitted)"]["changed"] is True
+    assert results["Say which jobs the night would submit or resume (check mode)"]["msg"] == (
+        "check mode: localhost would run nightly-check-mode; nothing submitted")
+    assert results["Start the night's model gateway (trials get its URL and the night's token, never the provider key)"]["skipped"]
+    assert not reports.exists()
+    assert tree_snapshot(shared) == before
+    listing = subprocess.run(["docker", "exec", container, "ps", "-eo", "args"], capture_output=True, text=True, check=False).stdout
+    assert "litellm" not in listing and "harbor job" not in listing, listing
+    assert "sk-checkmode-not-a-key" not in proc.stdout + proc.stderr
